@@ -1,0 +1,124 @@
+// Package v1alpha1 is the environment contract: the schema of the `data` of an
+// EnvironmentConfig (apiextensions.crossplane.io/v1beta1) that describes one backend
+// environment a platform team offers, such as a Gardener landscape in one region.
+//
+// An EnvironmentConfig takes part when it carries the label
+// kaas.scs.community/environment=<environment name>. Exactly one of them may also carry
+// kaas.scs.community/default=true; claims that name no environment use that one.
+//
+// Unknown fields are errors, so a typo in an EnvironmentConfig is reported with its path
+// instead of being ignored.
+package v1alpha1
+
+import (
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+)
+
+// Labels that make an EnvironmentConfig a backend environment.
+const (
+	// LabelEnvironment carries the environment's name; claims select it by that name.
+	LabelEnvironment = "kaas.scs.community/environment"
+	// LabelDefault set to "true" marks the environment used when a claim names none.
+	LabelDefault = "kaas.scs.community/default"
+)
+
+// LocalCluster is the value of Gardener.GardenCluster (and of the other backends'
+// management cluster fields) that says Crossplane runs in that cluster itself, so native
+// objects are composed directly instead of through provider-kubernetes.
+const LocalCluster = "local"
+
+// Environment is one backend environment.
+type Environment struct {
+	// Backend that builds clusters in this environment: gardener, clusterstack or magnum.
+	// The section of the same name must be set.
+	Backend kaasv1alpha1.BackendType `json:"backend"`
+
+	// Region is the cloud region clusters of this environment run in.
+	Region string `json:"region"`
+
+	// Catalog lists what the environment offers; claims asking for anything else are
+	// refused with the list of what is offered.
+	Catalog Catalog `json:"catalog"`
+
+	// Defaults fill portable fields that a claim leaves out.
+	// +optional
+	Defaults Defaults `json:"defaults,omitempty"`
+
+	// Gardener configures the gardener backend.
+	// +optional
+	Gardener *Gardener `json:"gardener,omitempty"`
+}
+
+// Catalog lists what an environment offers.
+type Catalog struct {
+	// KubernetesVersions are the Kubernetes minors offered, such as "1.33" and "1.34". Under
+	// SCS standard scs-0210 every supported minor must be offered.
+	KubernetesVersions []string `json:"kubernetesVersions"`
+
+	// MachineTypes are the machine types (flavors) offered. Empty: any; the backend checks.
+	// +optional
+	MachineTypes []string `json:"machineTypes,omitempty"`
+
+	// Zones are the failure zones offered. Node pools without zones spread over all of them.
+	// +optional
+	Zones []string `json:"zones,omitempty"`
+}
+
+// Defaults fill portable fields that a claim leaves out.
+type Defaults struct {
+	// Network fills spec.network.
+	// +optional
+	Network kaasv1alpha1.NetworkSpec `json:"network,omitempty"`
+
+	// Maintenance fills spec.maintenance.
+	// +optional
+	Maintenance kaasv1alpha1.MaintenanceSpec `json:"maintenance,omitempty"`
+
+	// RootDiskGiB fills spec.nodePools[].rootDiskGiB.
+	// +optional
+	RootDiskGiB *int32 `json:"rootDiskGiB,omitempty"`
+}
+
+// Gardener describes a Gardener landscape and the project clusters are created in.
+type Gardener struct {
+	// GardenCluster is where the Shoot objects go: the name of a provider-kubernetes
+	// ProviderConfig (kubernetes.crossplane.io) for the garden cluster, or "local" when
+	// Crossplane runs in the garden cluster itself.
+	GardenCluster string `json:"gardenCluster"`
+
+	// Project is the Gardener project. Shoot names plus the project name may be 21
+	// characters at most.
+	Project string `json:"project"`
+
+	// Namespace of the project in the garden cluster. Defaults to garden-<project>.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
+	// CloudProfile is the name of the CloudProfile to use.
+	CloudProfile string `json:"cloudProfile"`
+
+	// CloudProfileKind is CloudProfile (default) or NamespacedCloudProfile.
+	// +optional
+	CloudProfileKind string `json:"cloudProfileKind,omitempty"`
+
+	// CredentialsBindingName names the CredentialsBinding in the project that holds the
+	// OpenStack credentials.
+	CredentialsBindingName string `json:"credentialsBindingName"`
+
+	// FloatingPoolName is the OpenStack external network floating IPs come from.
+	FloatingPoolName string `json:"floatingPoolName"`
+
+	// LoadBalancerProvider is the Octavia provider, such as amphora or ovn.
+	LoadBalancerProvider string `json:"loadBalancerProvider"`
+
+	// MachineImage pins the node image. Omitted: Gardener picks the CloudProfile's default.
+	// +optional
+	MachineImage *MachineImage `json:"machineImage,omitempty"`
+}
+
+// MachineImage names a machine image of the CloudProfile.
+type MachineImage struct {
+	Name string `json:"name"`
+	// +optional
+	Version string `json:"version,omitempty"`
+}

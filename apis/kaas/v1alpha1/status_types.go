@@ -1,0 +1,186 @@
+package v1alpha1
+
+// ClusterStatus is the normalised status of a cluster, the same for every backend.
+// Crossplane adds the conditions (Ready, Synced) and the condition types of this API
+// (see the Condition* constants) next to these fields.
+type ClusterStatus struct {
+	// Phase summarises the state of the cluster.
+	//
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// Backend says which backend builds the cluster and where its native object lives. It is
+	// recorded on the first reconcile and pins the cluster to that backend and environment.
+	//
+	// +optional
+	Backend *BackendStatus `json:"backend,omitempty"`
+
+	// Kubernetes reports the version the cluster actually runs.
+	//
+	// +optional
+	Kubernetes *KubernetesStatus `json:"kubernetes,omitempty"`
+
+	// APIServerURL is the URL of the cluster's API server once it is reachable.
+	//
+	// +optional
+	APIServerURL string `json:"apiServerURL,omitempty"`
+
+	// ControlPlane reports the control plane as observed.
+	//
+	// +optional
+	ControlPlane *ControlPlaneStatus `json:"controlPlane,omitempty"`
+
+	// NodePools report each pool as the backend observes it.
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	NodePools []NodePoolStatus `json:"nodePools,omitempty"`
+
+	// Hibernated is true while the cluster is hibernated.
+	//
+	// +optional
+	Hibernated bool `json:"hibernated,omitempty"`
+}
+
+// Phase summarises the state of a cluster.
+//
+// +kubebuilder:validation:Enum=Provisioning;Ready;Updating;Degraded;Hibernated;Deleting;Failed
+type Phase string
+
+// Phases of a cluster.
+const (
+	// PhaseProvisioning: the cluster is being created and has not been ready yet.
+	PhaseProvisioning Phase = "Provisioning"
+	// PhaseReady: the cluster is up to date and healthy.
+	PhaseReady Phase = "Ready"
+	// PhaseUpdating: the backend is rolling a change (upgrade, pool change, maintenance).
+	PhaseUpdating Phase = "Updating"
+	// PhaseDegraded: the cluster exists but is not healthy; the conditions say why.
+	PhaseDegraded Phase = "Degraded"
+	// PhaseHibernated: the cluster is hibernated.
+	PhaseHibernated Phase = "Hibernated"
+	// PhaseDeleting: the backend is deleting the cluster.
+	PhaseDeleting Phase = "Deleting"
+	// PhaseFailed: the backend gave up; the conditions carry its reason and message.
+	PhaseFailed Phase = "Failed"
+)
+
+// BackendStatus says which backend builds the cluster.
+type BackendStatus struct {
+	// Type of the backend: gardener, clusterstack or magnum.
+	Type BackendType `json:"type"`
+
+	// Environment is the name of the environment the cluster was created in.
+	Environment string `json:"environment"`
+
+	// Region is the cloud region of the cluster.
+	//
+	// +optional
+	Region string `json:"region,omitempty"`
+
+	// NativeRef points at the backend's own object for this cluster (a Shoot, a Cluster, a
+	// Magnum ClusterV1), in the cluster where that object lives.
+	//
+	// +optional
+	NativeRef *ObjectReference `json:"nativeRef,omitempty"`
+}
+
+// BackendType names a backend.
+//
+// +kubebuilder:validation:Enum=gardener;clusterstack;magnum
+type BackendType string
+
+// Backends the API knows.
+const (
+	BackendGardener     BackendType = "gardener"
+	BackendClusterStack BackendType = "clusterstack"
+	BackendMagnum       BackendType = "magnum"
+)
+
+// ObjectReference points at a Kubernetes object.
+type ObjectReference struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// KubernetesStatus reports the Kubernetes version as observed.
+type KubernetesStatus struct {
+	// Version is the exact version the control plane runs, such as 1.34.2.
+	//
+	// +optional
+	Version string `json:"version,omitempty"`
+}
+
+// ControlPlaneStatus reports the control plane as observed.
+type ControlPlaneStatus struct {
+	// HighAvailability is true when the control plane runs highly available.
+	//
+	// +optional
+	HighAvailability bool `json:"highAvailability,omitempty"`
+
+	// Replicas is the number of control plane machines, where the backend reports it.
+	//
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// ReadyReplicas is the number of ready control plane machines, where the backend reports
+	// it.
+	//
+	// +optional
+	ReadyReplicas *int32 `json:"readyReplicas,omitempty"`
+}
+
+// NodePoolStatus reports a node pool as observed.
+type NodePoolStatus struct {
+	// Name of the pool.
+	Name string `json:"name"`
+
+	// MachineType of the pool's nodes.
+	//
+	// +optional
+	MachineType string `json:"machineType,omitempty"`
+
+	// Zones the pool spreads over.
+	//
+	// +optional
+	Zones []string `json:"zones,omitempty"`
+
+	// Min and Max are the pool's bounds as the backend has them.
+	//
+	// +optional
+	Min *int32 `json:"min,omitempty"`
+	// +optional
+	Max *int32 `json:"max,omitempty"`
+
+	// Replicas is the current number of nodes, where the backend reports it.
+	//
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// ReadyReplicas is the number of ready nodes, where the backend reports it.
+	//
+	// +optional
+	ReadyReplicas *int32 `json:"readyReplicas,omitempty"`
+
+	// Pending says why the pool does not exist in the backend yet, if it does not.
+	//
+	// +optional
+	Pending string `json:"pending,omitempty"`
+}
+
+// Condition types this API sets on the composite resource and its claim, next to
+// Crossplane's own Ready and Synced.
+const (
+	// ConditionBackendReady mirrors the backend's own verdict on the cluster. When False, its
+	// reason is the backend's own (for example a Gardener error code such as
+	// ERR_INFRA_QUOTA_EXCEEDED) and its message the backend's words.
+	ConditionBackendReady = "BackendReady"
+
+	// ConditionSpecSupported is False when the backend cannot honour a portable field that
+	// is set (for example hibernation on Magnum); the message names the fields.
+	ConditionSpecSupported = "SpecSupported"
+)

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
+)
+
+// decodeInput reads the observed composite resource, the observed composed resources and
+// the required resources of a request.
+func decodeInput(req *fnv1.RunFunctionRequest, opts model.Options) (model.Input, error) {
+	in := model.Input{Options: opts}
+	xr := req.GetObserved().GetComposite().GetResource()
+	if xr == nil {
+		return in, fmt.Errorf("the request has no observed composite resource")
+	}
+	raw, err := protojson.Marshal(xr)
+	if err != nil {
+		return in, fmt.Errorf("cannot encode the observed composite resource: %w", err)
+	}
+	in.Cluster = &kaasv1alpha1.XSCSCluster{}
+	if err := json.Unmarshal(raw, in.Cluster); err != nil {
+		return in, fmt.Errorf("cannot decode the observed composite resource as %s: %w", kaasv1alpha1.CompositeKind, err)
+	}
+	if in.Cluster.Kind != kaasv1alpha1.CompositeKind || in.Cluster.APIVersion != kaasv1alpha1.APIVersion {
+		return in, fmt.Errorf("the composite resource is a %s %s; this function composes %s %s only",
+			in.Cluster.APIVersion, in.Cluster.Kind, kaasv1alpha1.APIVersion, kaasv1alpha1.CompositeKind)
+	}
+
+	observed := req.GetObserved().GetResources()
+	in.Observed = make(map[string]model.ObservedResource, len(observed))
+	for name, r := range observed {
+		in.Observed[name] = model.ObservedResource{
+			Object:            &unstructured.Unstructured{Object: r.GetResource().AsMap()},
+			ConnectionDetails: r.GetConnectionDetails(),
+		}
+	}
+
+	required := req.GetRequiredResources()
+	in.Required = make(map[string][]*unstructured.Unstructured, len(required))
+	for name, rs := range required {
+		items := make([]*unstructured.Unstructured, 0, len(rs.GetItems()))
+		for _, r := range rs.GetItems() {
+			items = append(items, &unstructured.Unstructured{Object: r.GetResource().AsMap()})
+		}
+		in.Required[name] = items
+	}
+	return in, nil
+}
+
+func encodeRequirements(reqs map[string]model.Selector) *fnv1.Requirements {
+	out := &fnv1.Requirements{Resources: make(map[string]*fnv1.ResourceSelector, len(reqs))}
+	for name, s := range reqs {
+		sel := &fnv1.ResourceSelector{ApiVersion: s.APIVersion, Kind: s.Kind}
+		if s.Namespace != "" {
+			sel.Namespace = &s.Namespace
+		}
+		if s.MatchName != "" {
+			sel.Match = &fnv1.ResourceSelector_MatchName{MatchName: s.MatchName}
+		} else {
+			sel.Match = &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: s.MatchLabels}}
+		}
+		out.Resources[name] = sel
+	}
+	return out
+}
+
+// encodeResources turns rendered objects into desired composed resources with the
+// readiness the backend observed.
+func encodeResources(resources []model.Resource, ready map[string]bool) (map[string]*fnv1.Resource, error) {
+	out := make(map[string]*fnv1.Resource, len(resources))
+	for _, r := range resources {
+		s, err := structpb.NewStruct(r.Object.Object)
+		if err != nil {
+			return nil, fmt.Errorf("cannot encode desired resource %s: %w", r.Name, err)
+		}
+		state := fnv1.Ready_READY_FALSE
+		if ready[r.Name] {
+			state = fnv1.Ready_READY_TRUE
+		}
+		out[r.Name] = &fnv1.Resource{Resource: s, Ready: state}
+	}
+	return out, nil
+}
+
+// encodeComposite returns the desired composite resource: what earlier pipeline steps
+// desired, with this API's status fields and connection details set.
+func encodeComposite(desired *fnv1.Resource, status kaasv1alpha1.ClusterStatus, details map[string][]byte) (*fnv1.Resource, error) {
+	raw, err := json.Marshal(status)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the composite resource's status: %w", err)
+	}
+	st := &structpb.Struct{}
+	if err := protojson.Unmarshal(raw, st); err != nil {
+		return nil, fmt.Errorf("cannot encode the composite resource's status: %w", err)
+	}
+
+	out := &fnv1.Resource{Resource: &structpb.Struct{Fields: map[string]*structpb.Value{}}, ConnectionDetails: map[string][]byte{}}
+	if desired != nil {
+		for k, v := range desired.GetResource().GetFields() {
+			out.Resource.Fields[k] = v
+		}
+		for k, v := range desired.GetConnectionDetails() {
+			out.ConnectionDetails[k] = v
+		}
+		out.Ready = desired.GetReady()
+	}
+	merged := &structpb.Struct{Fields: map[string]*structpb.Value{}}
+	for k, v := range out.Resource.GetFields()["status"].GetStructValue().GetFields() {
+		merged.Fields[k] = v
+	}
+	for k, v := range st.GetFields() {
+		merged.Fields[k] = v
+	}
+	out.Resource.Fields["status"] = structpb.NewStructValue(merged)
+	for k, v := range details {
+		out.ConnectionDetails[k] = v
+	}
+	return out, nil
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/response"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
+	"github.com/SovereignCloudStack/scs-kaas/model/gardener"
+)
+
+// Response TTLs. Under realtime compositions Crossplane reconciles the composite resource
+// whenever a composed resource changes, so the TTL is only the safety net for changes no
+// watch reports (a backend controller that updates status without touching the object we
+// compose, an EnvironmentConfig edit). While a cluster is on its way, that net is tight so
+// progress shows within half a minute; a ready cluster changes rarely, and every reconcile
+// of many clusters costs the API servers and the backend, so it is checked every five
+// minutes.
+const (
+	ttlConverging = 30 * time.Second
+	ttlReady      = 5 * time.Minute
+)
+
+// Function is the composition function: a thin adapter that turns a RunFunctionRequest into
+// a model.Input and the model.Output back into a RunFunctionResponse.
+type Function struct {
+	fnv1.UnimplementedFunctionRunnerServiceServer
+
+	log      logging.Logger
+	backends *model.Registry
+	options  model.Options
+}
+
+// NewFunction returns the function with every backend this build supports.
+func NewFunction(log logging.Logger) *Function {
+	return &Function{log: log, backends: model.NewRegistry(gardener.New())}
+}
+
+// RunFunction translates one composite resource. Every error ends in a Fatal result and
+// leaves the desired state as it came in: Crossplane deletes composed resources that are
+// missing from the desired state, so an empty or partial answer would delete clusters.
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+	rsp := response.To(req, ttlConverging)
+
+	in, err := decodeInput(req, f.options)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	log := f.log.WithValues("xr", in.Cluster.Name)
+
+	out, err := f.backends.Reconcile(in)
+	if err != nil {
+		log.Info("Refusing to render", "error", err.Error())
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	// Crossplane fetches what the requirements select and calls again; until then the
+	// response carries no desired state of ours and Crossplane does not act on it.
+	rsp.Requirements = encodeRequirements(out.Requirements)
+	if !out.Complete {
+		return rsp, nil
+	}
+
+	if err := encodeOutput(rsp, out); err != nil {
+		// encodeOutput changes the response only once everything is encoded, so the
+		// desired state is still what came in.
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	if out.Observation.Ready {
+		rsp.Meta.Ttl = durationpb.New(ttlReady)
+	}
+	log.Debug("Rendered", "backend", out.Environment.Backend, "environment", out.Environment.Name,
+		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources))
+	return rsp, nil
+}
+
+// encodeOutput writes the desired composed resources, the composite's status, conditions,
+// warnings and connection details into the response.
+func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output) error {
+	obs := out.Observation
+	resources, err := encodeResources(out.Rendering.Resources, obs.ResourceReady)
+	if err != nil {
+		return err
+	}
+	composite, err := encodeComposite(rsp.GetDesired().GetComposite(), out.Status, obs.ConnectionDetails)
+	if err != nil {
+		return err
+	}
+	if rsp.Desired == nil {
+		rsp.Desired = &fnv1.State{}
+	}
+	if rsp.Desired.Resources == nil {
+		rsp.Desired.Resources = make(map[string]*fnv1.Resource, len(resources))
+	}
+	for name, r := range resources {
+		rsp.Desired.Resources[name] = r
+	}
+	rsp.Desired.Composite = composite
+
+	for _, c := range obs.Conditions {
+		setCondition(rsp, c)
+	}
+	setSpecSupported(rsp, out.Rendering.Unsupported)
+	return nil
+}
+
+func setCondition(rsp *fnv1.RunFunctionResponse, c model.Condition) {
+	var opt *response.ConditionOption
+	switch c.Status {
+	case model.ConditionTrue:
+		opt = response.ConditionTrue(rsp, c.Type, c.Reason)
+	case model.ConditionFalse:
+		opt = response.ConditionFalse(rsp, c.Type, c.Reason)
+	default:
+		opt = response.ConditionUnknown(rsp, c.Type, c.Reason)
+	}
+	opt.WithMessage(c.Message).TargetCompositeAndClaim()
+}
+
+// setSpecSupported reports portable fields the backend cannot honour, as a Warning result
+// (an event on the claim) and as a condition that stays visible.
+func setSpecSupported(rsp *fnv1.RunFunctionResponse, unsupported []model.Unsupported) {
+	if len(unsupported) == 0 {
+		response.ConditionTrue(rsp, kaasv1alpha1.ConditionSpecSupported, "AllFieldsHonoured").
+			WithMessage("the backend honours every field that is set").TargetCompositeAndClaim()
+		return
+	}
+	msgs := make([]string, 0, len(unsupported))
+	for _, u := range unsupported {
+		msg := fmt.Sprintf("%s: %s", u.Field, u.Reason)
+		msgs = append(msgs, msg)
+		response.Warning(rsp, errors.New(msg)).WithReason("UnsupportedField").TargetCompositeAndClaim()
+	}
+	sort.Strings(msgs)
+	response.ConditionFalse(rsp, kaasv1alpha1.ConditionSpecSupported, "UnsupportedFields").
+		WithMessage(strings.Join(msgs, "; ")).TargetCompositeAndClaim()
+}

@@ -1,0 +1,43 @@
+// Command function-scs-kaas is the composition function of the SCS cluster API. It
+// translates XSCSCluster composite resources into the native objects of the backend that the
+// platform's EnvironmentConfig selects, through the model layer in package model.
+package main
+
+import (
+	_ "time/tzdata" // hibernation schedules name IANA time zones; the runtime image has no zoneinfo
+
+	"github.com/alecthomas/kong"
+
+	"github.com/crossplane/function-sdk-go"
+)
+
+// CLI holds the conventional flags of a Crossplane composition function.
+type CLI struct {
+	Debug bool `help:"Emit debug logs in addition to info logs." short:"d"`
+
+	Network            string `default:"tcp"                                                                                      help:"Network on which to listen for gRPC connections."`
+	Address            string `default:":9443"                                                                                    help:"Address at which to listen for gRPC connections."`
+	TLSCertsDir        string `env:"TLS_SERVER_CERTS_DIR"                                                                         help:"Directory containing server certs (tls.key, tls.crt) and the CA used to verify client certificates (ca.crt)."`
+	Insecure           bool   `help:"Run without mTLS credentials. If you supply this flag --tls-server-certs-dir will be ignored."`
+	MaxRecvMessageSize int    `default:"4"                                                                                        help:"Maximum size of received messages in MB."`
+	MetricsAddress     string `default:":8080"                                                                                    help:"Address of the Prometheus metrics endpoint; empty turns it off."`
+}
+
+// Run serves the function until it fails.
+func (c *CLI) Run() error {
+	log, err := function.NewLogger(c.Debug)
+	if err != nil {
+		return err
+	}
+	return function.Serve(NewFunction(log),
+		function.Listen(c.Network, c.Address),
+		function.MTLSCertificates(c.TLSCertsDir),
+		function.Insecure(c.Insecure),
+		function.MaxRecvMessageSize(c.MaxRecvMessageSize*1024*1024),
+		function.WithMetricsServer(c.MetricsAddress))
+}
+
+func main() {
+	ctx := kong.Parse(&CLI{}, kong.Description("The SCS cluster API composition function."))
+	ctx.FatalIfErrorf(ctx.Run())
+}

@@ -1,0 +1,76 @@
+// Package gardener is the Gardener backend of the model layer: it renders a Shoot for
+// OpenStack (core.gardener.cloud/v1beta1) from the portable spec and reads the Shoot's
+// status back into the normalised status.
+//
+// The Shoot lives in the garden cluster. When the environment's gardenCluster names a
+// provider-kubernetes ProviderConfig, the Shoot is wrapped in a provider-kubernetes Object
+// aimed at it; when it is "local", Crossplane runs in the garden cluster and the Shoot is
+// composed directly.
+//
+// Deletion protection. Gardener deletes a Shoot only when it carries the annotation
+// confirmation.gardener.cloud/deletion=true. The backend sets it only while
+// spec.deletionProtection is false. While it is true the annotation is absent, so Gardener
+// itself refuses the deletion, and the Object's deletionPolicy is Orphan, so deleting the
+// composite resource leaves the Shoot in place instead of leaving a deletion stuck. The
+// package also ships a ValidatingAdmissionPolicy that refuses deleting a protected claim or
+// composite resource in the first place.
+package gardener
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
+)
+
+// ResourceShoot is the resource name of the Shoot (or of the Object that wraps it).
+const ResourceShoot = "gardener-shoot"
+
+// Backend renders Gardener Shoots.
+type Backend struct{}
+
+var _ model.Backend = Backend{}
+
+// New returns the Gardener backend.
+func New() Backend { return Backend{} }
+
+// Type is gardener.
+func (Backend) Type() kaasv1alpha1.BackendType { return kaasv1alpha1.BackendGardener }
+
+// Requirements is empty: a Shoot needs nothing beyond the cluster and the environment.
+func (Backend) Requirements(*model.Request) map[string]model.Selector { return nil }
+
+// ValidateEnvironment checks data.gardener.
+func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
+	p := field.NewPath("data", "gardener")
+	g := env.Gardener
+	if g == nil {
+		return field.ErrorList{field.Required(p, "an environment with backend gardener needs a gardener section")}
+	}
+	var errs field.ErrorList
+	required := []struct{ name, value, what string }{
+		{"gardenCluster", g.GardenCluster, `a provider-kubernetes ProviderConfig name for the garden cluster, or "local"`},
+		{"project", g.Project, "the Gardener project clusters are created in"},
+		{"cloudProfile", g.CloudProfile, "the CloudProfile name"},
+		{"credentialsBindingName", g.CredentialsBindingName, "the CredentialsBinding with the OpenStack credentials"},
+		{"floatingPoolName", g.FloatingPoolName, "the OpenStack external network for floating IPs"},
+		{"loadBalancerProvider", g.LoadBalancerProvider, "the Octavia provider, such as amphora or ovn"},
+	}
+	for _, r := range required {
+		if r.value == "" {
+			errs = append(errs, field.Required(p.Child(r.name), r.what))
+		}
+	}
+	if k := g.CloudProfileKind; k != "" && k != "CloudProfile" && k != "NamespacedCloudProfile" {
+		errs = append(errs, field.NotSupported(p.Child("cloudProfileKind"), k, []string{"CloudProfile", "NamespacedCloudProfile"}))
+	}
+	return errs
+}
+
+// namespace is the garden namespace of the environment's project.
+func namespace(g *model.Environment) string {
+	if g.Gardener.Namespace != "" {
+		return g.Gardener.Namespace
+	}
+	return "garden-" + g.Gardener.Project
+}

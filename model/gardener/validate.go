@@ -1,0 +1,174 @@
+package gardener
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/SovereignCloudStack/scs-kaas/model"
+)
+
+// Gardener's name limits.
+const (
+	// MaxProjectAndShootName: Gardener derives the technical ID of a Shoot from the project
+	// and Shoot names and allows 21 characters for both together.
+	MaxProjectAndShootName = 21
+)
+
+// Validate checks Gardener's own restrictions, and refuses changes that Gardener cannot make
+// in place given the Shoot as it exists.
+func (Backend) Validate(req *model.Request) field.ErrorList {
+	var errs field.ErrorList
+	spec := req.Cluster.Spec
+	sp := field.NewPath("spec")
+	name := req.Cluster.Name
+	project := req.Environment.Gardener.Project
+
+	if n := len(project) + len(name); n > MaxProjectAndShootName {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, fmt.Sprintf(
+			"Gardener allows %d characters for project and cluster name together; project %q has %d, so the cluster name may have %d (a claim's composite gets the claim name plus 6 characters)",
+			MaxProjectAndShootName, project, len(project), MaxProjectAndShootName-len(project))))
+	}
+	if strings.Contains(name, "--") {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, "Gardener does not allow '--' in Shoot names"))
+	}
+	if spec.Network.NodeCIDR == "" {
+		errs = append(errs, field.Required(sp.Child("network", "nodeCIDR"),
+			"Gardener on OpenStack needs the node network; set it, or ask the platform team to set data.defaults.network.nodeCIDR in the environment"))
+	}
+	errs = append(errs, validateSystemComponentPools(req)...)
+
+	observed, err := observedShoot(req)
+	if err != nil || observed == nil {
+		// Undecodable observed state is reported by Render and Observe.
+		return errs
+	}
+	return append(errs, validateUpdate(req, observed)...)
+}
+
+// validateSystemComponentPools mirrors Gardener's rule for pools that run system
+// components: at least one pool must be able to have nodes, and among pools that spread
+// over the same zones at least one must be allowed a node in each of them.
+func validateSystemComponentPools(req *model.Request) field.ErrorList {
+	p := field.NewPath("spec", "nodePools")
+	var errs field.ErrorList
+	sufficient := map[string]bool{}
+	firstInsufficient := map[string]int{}
+	active := false
+	for i, pool := range req.Cluster.Spec.NodePools {
+		_, max := poolBounds(&pool)
+		if max == 0 {
+			continue
+		}
+		active = true
+		zones := slices.Clone(pool.Zones)
+		sort.Strings(zones)
+		key := strings.Join(slices.Compact(zones), ",")
+		if int(max) >= len(pool.Zones) {
+			sufficient[key] = true
+			continue
+		}
+		if _, seen := firstInsufficient[key]; !seen {
+			firstInsufficient[key] = i
+		}
+	}
+	if !active {
+		errs = append(errs, field.Invalid(p, len(req.Cluster.Spec.NodePools), "Gardener needs at least one node pool that can have nodes (count or autoscaling.max above 0)"))
+	}
+	keys := make([]string, 0, len(firstInsufficient))
+	for k := range firstInsufficient {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if sufficient[k] {
+			continue
+		}
+		i := firstInsufficient[k]
+		pool := req.Cluster.Spec.NodePools[i]
+		fp := p.Index(i).Child("autoscaling", "max")
+		if pool.Count != nil {
+			fp = p.Index(i).Child("count")
+		}
+		_, max := poolBounds(&pool)
+		errs = append(errs, field.Invalid(fp, max, fmt.Sprintf(
+			"Gardener needs at least one node per zone in pools that run system components; the pool spreads over %d zones (%s)", len(pool.Zones), k)))
+	}
+	return errs
+}
+
+// validateUpdate refuses changes that Gardener would reject or that would replace the
+// cluster, naming the portable field.
+func validateUpdate(req *model.Request, observed *gardencorev1beta1.Shoot) field.ErrorList {
+	var errs field.ErrorList
+	spec := req.Cluster.Spec
+	sp := field.NewPath("spec")
+	env := req.Environment
+
+	if observed.Namespace != namespace(env) {
+		errs = append(errs, field.Forbidden(field.NewPath("data", "gardener", "project"), fmt.Sprintf(
+			"the Shoot lives in garden namespace %s but environment %s (EnvironmentConfig %s) now names namespace %s: that would create a second cluster; restore the project",
+			observed.Namespace, env.Name, env.ConfigName, namespace(env))))
+	}
+	if observed.Spec.Region != env.Region {
+		errs = append(errs, field.Forbidden(field.NewPath("data", "region"), fmt.Sprintf(
+			"the Shoot runs in region %s but environment %s (EnvironmentConfig %s) now names region %s; Gardener cannot move a cluster to another region",
+			observed.Spec.Region, env.Name, env.ConfigName, env.Region)))
+	}
+	if observedFailureTolerance(observed) != "" && !*spec.ControlPlane.HighAvailability {
+		errs = append(errs, field.Forbidden(sp.Child("controlPlane", "highAvailability"),
+			"Gardener cannot turn off a highly available control plane once it is on; set it back to true"))
+	}
+	if n := observed.Spec.Networking; n != nil {
+		np := sp.Child("network")
+		errs = append(errs, immutable(np.Child("cni"), string(spec.Network.CNI), deref(n.Type))...)
+		errs = append(errs, immutable(np.Child("podCIDR"), spec.Network.PodCIDR, deref(n.Pods))...)
+		errs = append(errs, immutable(np.Child("serviceCIDR"), spec.Network.ServiceCIDR, deref(n.Services))...)
+		errs = append(errs, immutable(np.Child("nodeCIDR"), spec.Network.NodeCIDR, deref(n.Nodes))...)
+	}
+	for i, pool := range spec.NodePools {
+		w := observedWorker(observed, pool.Name)
+		if w == nil {
+			continue
+		}
+		if !sameSet(pool.Zones, w.Zones) {
+			errs = append(errs, field.Forbidden(sp.Child("nodePools").Index(i).Child("zones"), fmt.Sprintf(
+				"the zones of an existing pool cannot change on Gardener (OpenStack); pool %s runs in %s; add a new pool for other zones",
+				pool.Name, strings.Join(w.Zones, ", "))))
+		}
+	}
+	return errs
+}
+
+// immutable refuses a change of a field that Gardener keeps from the start. An empty
+// observed value was defaulted by Gardener later, and an empty desired value leaves it so.
+func immutable(p *field.Path, desired, observed string) field.ErrorList {
+	if desired == "" || observed == "" || desired == observed {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(p, fmt.Sprintf(
+		"Gardener cannot change this on an existing cluster (it is %s, the spec asks for %s); changing it would need a new cluster", observed, desired))}
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,135 @@
+// Package providerkubernetes wraps native objects in provider-kubernetes Objects, so that
+// Crossplane can manage them in another cluster (a Gardener garden cluster, a Cluster API
+// management cluster), and unwraps the observed copies that provider-kubernetes reports.
+package providerkubernetes
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// The cluster-scoped Object API of provider-kubernetes. Composite resources of this API are
+// cluster-scoped (claims are LegacyCluster), so they compose the cluster-scoped Object.
+const (
+	APIVersion = "kubernetes.crossplane.io/v1alpha2"
+	Kind       = "Object"
+)
+
+// Deletion policies of a managed resource.
+const (
+	DeletionDelete = "Delete"
+	DeletionOrphan = "Orphan"
+)
+
+// WrapOptions configure the Object around a manifest.
+type WrapOptions struct {
+	// Name of the Object. Derive it from immutable inputs only.
+	Name string
+	// ProviderConfigName selects the remote cluster.
+	ProviderConfigName string
+	// Annotations and Labels go on the Object itself.
+	Annotations map[string]string
+	Labels      map[string]string
+	// ReadinessCelQuery, when set, makes the Object Ready only when the query holds on the
+	// observed manifest; otherwise the Object is Ready once created.
+	ReadinessCelQuery string
+	// Orphan leaves the remote object in place when the Object is deleted.
+	Orphan bool
+	// ConnectionDetails publish fields of remote objects as connection details.
+	ConnectionDetails []ConnectionDetail
+	// ConnectionSecretName and ConnectionSecretNamespace name the Secret the connection
+	// details are written to; required with ConnectionDetails.
+	ConnectionSecretName      string
+	ConnectionSecretNamespace string
+	// ObserveOnly makes provider-kubernetes read the remote object without ever creating,
+	// changing or deleting it.
+	ObserveOnly bool
+}
+
+// ConnectionDetail publishes one field of a remote object.
+type ConnectionDetail struct {
+	APIVersion, Kind, Namespace, Name string
+	FieldPath                         string
+	ToConnectionSecretKey             string
+}
+
+// Wrap returns an Object that manages manifest in the cluster of the ProviderConfig. The
+// Object watches the remote object, so its observed copy follows changes within a second
+// rather than on the next poll.
+func Wrap(manifest map[string]any, o WrapOptions) *unstructured.Unstructured {
+	spec := map[string]any{
+		"forProvider":       map[string]any{"manifest": manifest},
+		"providerConfigRef": map[string]any{"name": o.ProviderConfigName},
+		"watch":             true,
+	}
+	switch {
+	case o.ObserveOnly:
+		spec["managementPolicies"] = []any{"Observe"}
+	case o.Orphan:
+		spec["deletionPolicy"] = DeletionOrphan
+	default:
+		spec["deletionPolicy"] = DeletionDelete
+	}
+	if o.ReadinessCelQuery != "" {
+		spec["readiness"] = map[string]any{"policy": "DeriveFromCelQuery", "celQuery": o.ReadinessCelQuery}
+	}
+	if len(o.ConnectionDetails) > 0 {
+		cds := make([]any, 0, len(o.ConnectionDetails))
+		for _, cd := range o.ConnectionDetails {
+			cds = append(cds, map[string]any{
+				"apiVersion":            cd.APIVersion,
+				"kind":                  cd.Kind,
+				"namespace":             cd.Namespace,
+				"name":                  cd.Name,
+				"fieldPath":             cd.FieldPath,
+				"toConnectionSecretKey": cd.ToConnectionSecretKey,
+			})
+		}
+		spec["connectionDetails"] = cds
+		spec["writeConnectionSecretToRef"] = map[string]any{"name": o.ConnectionSecretName, "namespace": o.ConnectionSecretNamespace}
+	}
+	meta := map[string]any{"name": o.Name}
+	if len(o.Annotations) > 0 {
+		meta["annotations"] = stringMap(o.Annotations)
+	}
+	if len(o.Labels) > 0 {
+		meta["labels"] = stringMap(o.Labels)
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": APIVersion,
+		"kind":       Kind,
+		"metadata":   meta,
+		"spec":       spec,
+	}}
+}
+
+// IsObject says whether u is a provider-kubernetes Object of the API Wrap produces.
+func IsObject(u *unstructured.Unstructured) bool {
+	return u.GetAPIVersion() == APIVersion && u.GetKind() == Kind
+}
+
+// Observed returns the remote object as provider-kubernetes last observed it, or nil when
+// it has not observed it yet. An observed manifest that is not an object is an error.
+func Observed(object *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	raw, found, err := unstructured.NestedFieldNoCopy(object.Object, "status", "atProvider", "manifest")
+	if err != nil {
+		return nil, fmt.Errorf("Object %s: cannot read status.atProvider.manifest: %w", object.GetName(), err)
+	}
+	if !found || raw == nil {
+		return nil, nil
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("Object %s: status.atProvider.manifest is a %T, not an object", object.GetName(), raw)
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+func stringMap(in map[string]string) map[string]any {
+	out := make(map[string]any, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
