@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Builds pinned third-party programs (kube-apiserver, etcd, Crossplane, ...) from
+# the wrapper modules next to this script into a per-version cache outside the
+# clone, and prints one binary directory per requested tool on stdout.
+#
+#   hack/tools/build.sh <tool>...      build if needed, print the dirs
+#   hack/tools/build.sh --dir <tool>... only print the dirs (no build)
+#   hack/tools/build.sh --list          list the tools
+#   hack/tools/build.sh all             every tool, one after the other
+#
+# Why a cache outside the clone: kube-apiserver alone takes 10+ minutes on two
+# cores; every clone (CI, fresh checkouts, worktrees) should pay that once.
+# Why wrapper modules: the Go module proxy here refuses version listing, so
+# `go install pkg@version` cannot work; a go.mod + go.sum pins every dependency.
+#
+# Each tool directory holds go.mod, go.sum, tools.go and tool.conf (see README.md).
+# Everything but the directories goes to stderr so callers can do
+# KUBE_BIN=$(hack/tools/build.sh kubernetes).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache_root=${SCS_KAAS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scs-kaas}
+tools_root=$cache_root/tools
+
+log() { printf 'tools: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+list_tools() {
+	local d
+	for d in "$here"/*/tool.conf; do basename "$(dirname "$d")"; done
+}
+
+# module_version prints the version the wrapper's go.mod requires for $2.
+# Parsed with awk rather than `go list -m`, which would need the module graph
+# (and so the network) before anything is cached.
+module_version() {
+	awk -v m="$2" '
+		$1 == "require" && $2 == m { print $3; exit }
+		$1 == m && $2 ~ /^v/ { print $2; exit }
+	' "$1/go.mod"
+}
+
+# stamp is a hash of the wrapper's inputs: a cached build made from different
+# inputs for the same version (say a changed replace) is rebuilt, not reused.
+stamp() {
+	(cd "$1" && find . -type f ! -name '*.md' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
+		sha256sum | cut -d' ' -f1
+}
+
+# load_conf reads tool.conf (plain shell assignments) into globals.
+load_conf() {
+	MODULE="" PACKAGES="" BINARY_NAME="" LDFLAGS="" ASSETS=""
+	# shellcheck disable=SC1090
+	source "$1/tool.conf"
+	[[ -n $MODULE && -n $PACKAGES ]] || die "$1/tool.conf needs MODULE and PACKAGES"
+	VERSION=$(module_version "$1" "$MODULE")
+	[[ -n $VERSION ]] || die "$1/go.mod does not require $MODULE"
+}
+
+# resolve sets OUT (the cache dir) and the tool.conf variables for tool $1.
+resolve() {
+	local src=$here/$1
+	[[ -f $src/tool.conf ]] || die "unknown tool '$1' (known: $(list_tools | tr '\n' ' '))"
+	load_conf "$src"
+	OUT=$tools_root/$1-$VERSION
+}
+
+build_one() {
+	local tool=$1 src=$here/$1 out want
+	resolve "$tool"
+	out=$OUT
+	want=$(stamp "$src")
+	if [[ -f $out/.stamp && $(<"$out/.stamp") == "$want" ]]; then
+		printf '%s\n' "$out"
+		return
+	fi
+
+	mkdir -p "$tools_root"
+	# One builder per tool version at a time: parallel make jobs or two clones
+	# must not both spend ten minutes on the same binary.
+	exec {lock}>"$tools_root/.lock-$tool-$VERSION"
+	flock "$lock"
+	if [[ -f $out/.stamp && $(<"$out/.stamp") == "$want" ]]; then
+		exec {lock}>&-
+		printf '%s\n' "$out"
+		return
+	fi
+	# Left over from a killed build; safe to delete while we hold the lock.
+	rm -rf "$tools_root/.tmp-$tool-$VERSION".*
+
+	local tmp
+	tmp=$(mktemp -d "$tools_root/.tmp-$tool-$VERSION.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT INT TERM
+	chmod 755 "$tmp" # mktemp makes it 0700; the final dir is an ordinary one
+
+	log "building $tool $VERSION (packages: $PACKAGES)"
+	local start=$SECONDS
+	local -a pkgs
+	read -r -a pkgs <<<"$PACKAGES"
+	local target=$tmp/
+	if [[ -n $BINARY_NAME ]]; then
+		((${#pkgs[@]} == 1)) || die "$tool: BINARY_NAME needs exactly one package"
+		target=$tmp/$BINARY_NAME
+	fi
+	# GOWORK=off: a go.work in the clone must not pull the wrapper into it.
+	# GOFLAGS keeps the caller's (e.g. -p=2) but forbids touching go.mod/go.sum
+	# so that what is built is exactly what is committed.
+	# One `go build` for all packages of a tool so they share compilation.
+	(
+		cd "$src"
+		export GOWORK=off GOTOOLCHAIN=${GOTOOLCHAIN:-local} CGO_ENABLED=${CGO_ENABLED:-0}
+		export GOFLAGS="${GOFLAGS:-} -mod=readonly"
+		go build -trimpath -ldflags "$LDFLAGS" -o "$target" "${pkgs[@]}"
+	) >&2 || die "go build of $tool failed"
+
+	# ASSETS: "dest=module:relative/dir ..." copies a directory of a module
+	# (e.g. CRDs shipped in the module zip) next to the binaries.
+	local asset dest rest mod rel moddir
+	for asset in $ASSETS; do
+		dest=${asset%%=*} rest=${asset#*=}
+		mod=${rest%%:*} rel=${rest#*:}
+		moddir=$(cd "$src" && GOWORK=off GOFLAGS=-mod=readonly go list -m -f '{{.Dir}}' "$mod")
+		[[ -d $moddir/$rel ]] || die "$tool: $mod has no $rel"
+		cp -R "$moddir/$rel" "$tmp/$dest"
+		# Module cache files are read-only; keep the cache deletable.
+		chmod -R u+w "$tmp/$dest"
+	done
+
+	printf '%s\n' "$want" >"$tmp/.stamp"
+	printf 'built in %ss with %s\n' "$((SECONDS - start))" "$(go version)" >"$tmp/.buildinfo"
+	# Swap in atomically: a reader sees the old complete dir or the new one.
+	if [[ -e $out ]]; then
+		local old
+		old=$(mktemp -d "$tools_root/.tmp-$tool-$VERSION.XXXXXX")
+		mv -T "$out" "$old/old"
+		mv -T "$tmp" "$out"
+		rm -rf "$old"
+	else
+		mv -T "$tmp" "$out"
+	fi
+	trap - EXIT INT TERM
+	exec {lock}>&-
+	log "built $tool $VERSION in $((SECONDS - start))s -> $out"
+	printf '%s\n' "$out"
+}
+
+main() {
+	local mode=build
+	case ${1:-} in
+	--list) list_tools; return ;;
+	--dir) mode=dir; shift ;;
+	-h | --help | "") sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; [[ -n ${1:-} ]]; return ;;
+	esac
+	local -a tools=("$@")
+	if [[ ${tools[0]} == all ]]; then mapfile -t tools < <(list_tools); fi
+	local t
+	for t in "${tools[@]}"; do
+		if [[ $mode == dir ]]; then resolve "$t" && printf '%s\n' "$OUT"; else build_one "$t"; fi
+	done
+}
+
+main "$@"
