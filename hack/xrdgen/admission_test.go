@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	xpv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/xcrd"
+	xpv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
@@ -221,11 +221,15 @@ func TestClaimAdmission(t *testing.T) {
 			want: []string{"spec.purpose", `supported values: "evaluation", "development", "production"`},
 		},
 		"BadMaintenanceWindow": {
-			new:  func(s map[string]any) { s["maintenance"] = map[string]any{"window": map[string]any{"begin": "22:00", "end": "230000+0000"}} },
+			new: func(s map[string]any) {
+				s["maintenance"] = map[string]any{"window": map[string]any{"begin": "22:00", "end": "230000+0000"}}
+			},
 			want: []string{"spec.maintenance.window.begin", "should match"},
 		},
 		"EmptyHibernationSchedule": {
-			new:  func(s map[string]any) { s["hibernation"] = map[string]any{"schedules": []any{map[string]any{"location": "UTC"}}} },
+			new: func(s map[string]any) {
+				s["hibernation"] = map[string]any{"schedules": []any{map[string]any{"location": "UTC"}}}
+			},
 			want: []string{"spec.hibernation.schedules[0]", "a hibernation schedule needs start, end, or both"},
 		},
 		"BadEnvironmentName": {
