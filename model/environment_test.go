@@ -1,0 +1,98 @@
+package model
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func environmentConfig(name string, labels map[string]string, data map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": EnvironmentConfigAPIVersion,
+		"kind":       EnvironmentConfigKind,
+		"metadata":   map[string]any{"name": name},
+		"data":       data,
+	}}
+	u.SetLabels(labels)
+	return u
+}
+
+func gardenerData() map[string]any {
+	return map[string]any{
+		"backend": "gardener",
+		"region":  "RegionOne",
+		"catalog": map[string]any{"kubernetesVersions": []any{"1.34"}},
+	}
+}
+
+func TestSelectEnvironment(t *testing.T) {
+	prod := environmentConfig("cfg-prod", map[string]string{"kaas.scs.community/environment": "prod", "kaas.scs.community/default": "true"}, gardenerData())
+	dev := environmentConfig("cfg-dev", map[string]string{"kaas.scs.community/environment": "dev"}, gardenerData())
+	dev2 := environmentConfig("cfg-dev-2", map[string]string{"kaas.scs.community/environment": "dev", "kaas.scs.community/default": "true"}, gardenerData())
+	unrelated := environmentConfig("other-team-config", nil, map[string]any{"anything": "goes"})
+	typo := environmentConfig("cfg-typo", map[string]string{"kaas.scs.community/environment": "typo"},
+		map[string]any{"backend": "gardener", "region": "r", "catalog": map[string]any{"kubernetesVersion": []any{"1.34"}}})
+
+	cases := map[string]struct {
+		requested, pinned string
+		configs           []*unstructured.Unstructured
+		wantName          string
+		wantErr           []string
+	}{
+		"NamedEnvironment":            {requested: "dev", configs: []*unstructured.Unstructured{prod, dev, unrelated}, wantName: "dev"},
+		"DefaultEnvironment":          {configs: []*unstructured.Unstructured{prod, dev, unrelated}, wantName: "prod"},
+		"PinnedWinsOverDefault":       {pinned: "dev", configs: []*unstructured.Unstructured{prod, dev}, wantName: "dev"},
+		"RequestedEqualsPinned":       {requested: "dev", pinned: "dev", configs: []*unstructured.Unstructured{prod, dev}, wantName: "dev"},
+		"RequestedDiffersFromPinned":  {requested: "prod", pinned: "dev", configs: []*unstructured.Unstructured{prod, dev}, wantErr: []string{`spec.environment is "prod" but the cluster was created in environment "dev"`}},
+		"MissingNamesThoseThatExist":  {requested: "staging", configs: []*unstructured.Unstructured{prod, dev, unrelated}, wantErr: []string{`environment "staging" does not exist`, "environments that exist: dev, prod"}},
+		"NoEnvironmentsAtAll":         {requested: "staging", configs: []*unstructured.Unstructured{unrelated}, wantErr: []string{`environment "staging" does not exist`, "no environments exist"}},
+		"NoDefault":                   {configs: []*unstructured.Unstructured{dev}, wantErr: []string{"spec.environment is not set and no EnvironmentConfig is labelled kaas.scs.community/default=true", "environments that exist: dev"}},
+		"AmbiguousDefault":            {configs: []*unstructured.Unstructured{prod, dev2}, wantErr: []string{"2 EnvironmentConfigs are labelled kaas.scs.community/default=true (cfg-dev-2, cfg-prod)"}},
+		"AmbiguousName":               {requested: "dev", configs: []*unstructured.Unstructured{dev, dev2}, wantErr: []string{`environment "dev" is ambiguous: EnvironmentConfigs cfg-dev, cfg-dev-2`}},
+		"UnknownFieldInData":          {requested: "typo", configs: []*unstructured.Unstructured{typo}, wantErr: []string{`environment "typo" (EnvironmentConfig cfg-typo)`, `unknown field "kubernetesVersion"`}},
+		"UnlabelledConfigsAreIgnored": {requested: "other-team-config", configs: []*unstructured.Unstructured{unrelated}, wantErr: []string{"does not exist"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			env, err := SelectEnvironment(tc.requested, tc.pinned, tc.configs)
+			if len(tc.wantErr) > 0 {
+				if err == nil {
+					t.Fatalf("want an error containing %q, got environment %q", tc.wantErr, env.Name)
+				}
+				for _, w := range tc.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q should contain %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if env.Name != tc.wantName {
+				t.Errorf("selected %q, want %q", env.Name, tc.wantName)
+			}
+			if env.Region != "RegionOne" || env.Backend != "gardener" {
+				t.Errorf("data not decoded: %+v", env.Environment)
+			}
+		})
+	}
+}
+
+func TestValidateEnvironment(t *testing.T) {
+	env := &Environment{Name: "e"}
+	env.Backend = "openshift"
+	env.Catalog.KubernetesVersions = []string{"1.34.2"}
+	errs := ValidateEnvironment(env, NewRegistry(fakeBackend{}))
+	got := errs.ToAggregate().Error()
+	for _, w := range []string{
+		"data.region: Required value",
+		`data.catalog.kubernetesVersions[0]: Invalid value: "1.34.2": must be a Kubernetes minor such as 1.34`,
+		`data.backend: Unsupported value: "openshift": supported values: "fake"`,
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("errors %q should contain %q", got, w)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package model
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+)
+
+// fakeBackend renders one ConfigMap and reports what it is told to.
+type fakeBackend struct {
+	requirements map[string]Selector
+	validateErrs field.ErrorList
+	renderErr    error
+	observed     string // running Kubernetes version
+	kind         string // kind of the rendered object
+}
+
+func (fakeBackend) Type() kaasv1alpha1.BackendType                  { return "fake" }
+func (fakeBackend) ValidateEnvironment(*Environment) field.ErrorList { return nil }
+func (b fakeBackend) Requirements(*Request) map[string]Selector     { return b.requirements }
+func (b fakeBackend) Validate(*Request) field.ErrorList              { return b.validateErrs }
+
+func (b fakeBackend) Render(req *Request) (*Rendering, error) {
+	if b.renderErr != nil {
+		return nil, b.renderErr
+	}
+	kind := b.kind
+	if kind == "" {
+		kind = "ConfigMap"
+	}
+	return &Rendering{
+		Resources: []Resource{{Name: "fake-cluster", Object: &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": kind, "metadata": map[string]any{"name": req.Cluster.Name},
+		}}}},
+		NativeRef: &kaasv1alpha1.ObjectReference{APIVersion: "v1", Kind: kind, Name: req.Cluster.Name},
+	}, nil
+}
+
+func (b fakeBackend) Observe(*Request) (*Observation, error) {
+	obs := &Observation{Status: kaasv1alpha1.ClusterStatus{Phase: kaasv1alpha1.PhaseProvisioning}}
+	if b.observed != "" {
+		obs.Status.Kubernetes = &kaasv1alpha1.KubernetesStatus{Version: b.observed}
+	}
+	return obs, nil
+}
+
+type otherBackend struct{ fakeBackend }
+
+func (otherBackend) Type() kaasv1alpha1.BackendType { return "other" }
+
+func fakeEnvironmentConfig() *unstructured.Unstructured {
+	return environmentConfig("cfg", map[string]string{"kaas.scs.community/environment": "regionone", "kaas.scs.community/default": "true"},
+		map[string]any{
+			"backend": "fake", "region": "RegionOne",
+			"catalog": map[string]any{"kubernetesVersions": []any{"1.33", "1.34", "1.35"}, "zones": []any{"az1"}},
+		})
+}
+
+func testCluster() *kaasv1alpha1.XSCSCluster {
+	xr := &kaasv1alpha1.XSCSCluster{Spec: kaasv1alpha1.ClusterSpec{
+		Kubernetes: kaasv1alpha1.KubernetesSpec{Version: "1.34"},
+		NodePools:  []kaasv1alpha1.NodePool{{Name: "a", MachineType: "SCS-4V-8", Count: ptrTo[int32](1)}},
+	}}
+	xr.Name = "demo"
+	return xr
+}
+
+func TestReconcile(t *testing.T) {
+	environments := map[string][]*unstructured.Unstructured{EnvironmentsRequirement: {fakeEnvironmentConfig()}}
+	pinnedTo := func(backend kaasv1alpha1.BackendType, env string) *kaasv1alpha1.XSCSCluster {
+		xr := testCluster()
+		xr.Status.Backend = &kaasv1alpha1.BackendStatus{Type: backend, Environment: env}
+		return xr
+	}
+	observed := func(name, kind string) map[string]ObservedResource {
+		return map[string]ObservedResource{name: {Object: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind}}}}
+	}
+
+	cases := map[string]struct {
+		backend      fakeBackend
+		in           Input
+		wantComplete bool
+		wantReqs     []string
+		wantErr      []string
+	}{
+		"FirstCallAsksForEnvironments": {
+			in:       Input{Cluster: testCluster()},
+			wantReqs: []string{EnvironmentsRequirement},
+		},
+		"BackendRequirementsAreFetchedBeforeRendering": {
+			backend:  fakeBackend{requirements: map[string]Selector{"releases": {APIVersion: "v1", Kind: "ConfigMap"}}},
+			in:       Input{Cluster: testCluster(), Required: environments},
+			wantReqs: []string{EnvironmentsRequirement, "releases"},
+		},
+		"Renders": {
+			in:           Input{Cluster: testCluster(), Required: environments},
+			wantComplete: true,
+			wantReqs:     []string{EnvironmentsRequirement},
+		},
+		"PinnedToAnotherBackend": {
+			in:      Input{Cluster: pinnedTo("other", "regionone"), Required: environments},
+			wantErr: []string{`environment "regionone" (EnvironmentConfig cfg) now names backend "fake", but this cluster was built by backend "other"`},
+		},
+		"PinnedToAnEnvironmentThatIsGone": {
+			in:      Input{Cluster: pinnedTo("fake", "regiontwo"), Required: environments},
+			wantErr: []string{`environment "regiontwo" does not exist`, "environments that exist: regionone"},
+		},
+		"ObservedResourcesOfAnotherBackend": {
+			in:      Input{Cluster: testCluster(), Required: environments, Observed: observed("other-cluster", "ConfigMap")},
+			wantErr: []string{"the cluster has resources of another backend than \"fake\"", "other-cluster (backend other)"},
+		},
+		"InvalidSpec": {
+			in: Input{Cluster: func() *kaasv1alpha1.XSCSCluster {
+				xr := testCluster()
+				xr.Spec.Kubernetes.Version = "1.20"
+				xr.Spec.NodePools[0].Count = nil
+				return xr
+			}(), Required: environments},
+			wantErr: []string{`XSCSCluster "demo" is invalid (2 problems)`, "spec.kubernetes.version", "spec.nodePools[0]"},
+		},
+		"BackendValidation": {
+			backend: fakeBackend{validateErrs: field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), "demo", "too long")}},
+			in:      Input{Cluster: testCluster(), Required: environments},
+			wantErr: []string{"metadata.name: Invalid value: \"demo\": too long"},
+		},
+		"RenderError": {
+			backend: fakeBackend{renderErr: errors.New("boom")},
+			in:      Input{Cluster: testCluster(), Required: environments},
+			wantErr: []string{"boom"},
+		},
+		"UpgradeTwoMinorsAboveWhatRuns": {
+			backend: fakeBackend{observed: "1.33.4"},
+			in: Input{Cluster: func() *kaasv1alpha1.XSCSCluster {
+				xr := testCluster()
+				xr.Spec.Kubernetes.Version = "1.35"
+				return xr
+			}(), Required: environments},
+			wantErr: []string{"spec.kubernetes.version: Forbidden: the cluster runs 1.33.4; upgrade one minor at a time (next: 1.34), not to 1.35"},
+		},
+		"DowngradeBelowWhatRuns": {
+			backend: fakeBackend{observed: "1.35.0"},
+			in:      Input{Cluster: testCluster(), Required: environments},
+			wantErr: []string{"spec.kubernetes.version: Forbidden: the cluster runs 1.35.0; downgrading to 1.34 is not supported"},
+		},
+		"KindChangeUnderAnExistingName": {
+			backend: fakeBackend{kind: "Secret"},
+			in:      Input{Cluster: testCluster(), Required: environments, Observed: observed("fake-cluster", "ConfigMap")},
+			wantErr: []string{"resource fake-cluster exists as v1 ConfigMap but would now be v1 Secret: that would replace it"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := NewRegistry(tc.backend, otherBackend{})
+			out, err := r.Reconcile(tc.in)
+			if len(tc.wantErr) > 0 {
+				if err == nil {
+					t.Fatalf("want an error containing %q, got none", tc.wantErr)
+				}
+				if out != nil {
+					t.Errorf("an error must come without a partial output, got %+v", out)
+				}
+				for _, w := range tc.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q should contain %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			var reqs []string
+			for name := range out.Requirements {
+				reqs = append(reqs, name)
+			}
+			if diff := cmp.Diff(tc.wantReqs, reqs, cmpSortStrings); diff != "" {
+				t.Errorf("requirements: -want, +got:\n%s", diff)
+			}
+			if out.Complete != tc.wantComplete {
+				t.Fatalf("Complete = %v, want %v", out.Complete, tc.wantComplete)
+			}
+			if !out.Complete {
+				if out.Rendering != nil {
+					t.Errorf("an incomplete output must not carry a rendering")
+				}
+				return
+			}
+			want := &kaasv1alpha1.BackendStatus{Type: "fake", Environment: "regionone", Region: "RegionOne",
+				NativeRef: &kaasv1alpha1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Name: "demo"}}
+			if diff := cmp.Diff(want, out.Status.Backend); diff != "" {
+				t.Errorf("status.backend: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+var cmpSortStrings = cmp.Transformer("sort", func(in []string) []string {
+	out := append([]string(nil), in...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+})
