@@ -39,14 +39,6 @@ type Environment struct {
 	envv1alpha1.Environment
 }
 
-// EnvironmentError says why no environment could be selected. It names the environments
-// that exist so that the reader can fix the claim or the platform configuration.
-type EnvironmentError struct {
-	msg string
-}
-
-func (e *EnvironmentError) Error() string { return e.msg }
-
 // SelectEnvironment picks the environment a cluster lives in from candidate
 // EnvironmentConfigs. requested is spec.environment; pinned is the environment recorded in
 // the cluster's status on an earlier reconcile. A cluster that names no environment uses the
@@ -67,9 +59,9 @@ func SelectEnvironment(requested, pinned string, configs []*unstructured.Unstruc
 	}
 
 	if requested != "" && pinned != "" && requested != pinned {
-		return nil, &EnvironmentError{fmt.Sprintf(
+		return nil, errorf(ReasonReplacementRefused,
 			"spec.environment is %q but the cluster was created in environment %q: moving it would replace the cluster; set spec.environment back to %q",
-			requested, pinned, pinned)}
+			requested, pinned, pinned)
 	}
 	want := requested
 	if want == "" {
@@ -78,27 +70,27 @@ func SelectEnvironment(requested, pinned string, configs []*unstructured.Unstruc
 	if want == "" {
 		switch len(defaults) {
 		case 0:
-			return nil, &EnvironmentError{fmt.Sprintf(
+			return nil, errorf(ReasonEnvironmentUnavailable,
 				"spec.environment is not set and no EnvironmentConfig is labelled %s=true; %s",
-				envv1alpha1.LabelDefault, describeEnvironments(byName))}
+				envv1alpha1.LabelDefault, describeEnvironments(byName))
 		case 1:
 			want = defaults[0].GetLabels()[envv1alpha1.LabelEnvironment]
 		default:
-			return nil, &EnvironmentError{fmt.Sprintf(
+			return nil, errorf(ReasonEnvironmentUnavailable,
 				"spec.environment is not set and %d EnvironmentConfigs are labelled %s=true (%s); exactly one may be the default",
-				len(defaults), envv1alpha1.LabelDefault, configNames(defaults))}
+				len(defaults), envv1alpha1.LabelDefault, configNames(defaults))
 		}
 	}
 
 	matches := byName[want]
 	switch len(matches) {
 	case 0:
-		return nil, &EnvironmentError{fmt.Sprintf("environment %q does not exist: no EnvironmentConfig is labelled %s=%s; %s",
-			want, envv1alpha1.LabelEnvironment, want, describeEnvironments(byName))}
+		return nil, errorf(ReasonEnvironmentUnavailable, "environment %q does not exist: no EnvironmentConfig is labelled %s=%s; %s",
+			want, envv1alpha1.LabelEnvironment, want, describeEnvironments(byName))
 	case 1:
 	default:
-		return nil, &EnvironmentError{fmt.Sprintf("environment %q is ambiguous: EnvironmentConfigs %s are all labelled %s=%s; exactly one may be",
-			want, configNames(matches), envv1alpha1.LabelEnvironment, want)}
+		return nil, errorf(ReasonEnvironmentUnavailable, "environment %q is ambiguous: EnvironmentConfigs %s are all labelled %s=%s; exactly one may be",
+			want, configNames(matches), envv1alpha1.LabelEnvironment, want)
 	}
 
 	env, err := DecodeEnvironment(want, matches[0])
@@ -114,13 +106,13 @@ func DecodeEnvironment(name string, config *unstructured.Unstructured) (*Environ
 	data, _, _ := unstructured.NestedMap(config.Object, "data")
 	raw, err := json.Marshal(data)
 	if err != nil {
-		return nil, fmt.Errorf("environment %q (EnvironmentConfig %s): cannot encode data: %w", name, config.GetName(), err)
+		return nil, errorf(ReasonInvalidEnvironment, "environment %q (EnvironmentConfig %s): cannot encode data: %v", name, config.GetName(), err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	env := &Environment{Name: name, ConfigName: config.GetName()}
 	if err := dec.Decode(&env.Environment); err != nil {
-		return nil, fmt.Errorf("environment %q (EnvironmentConfig %s): data does not match the environment contract: %w", name, config.GetName(), err)
+		return nil, errorf(ReasonInvalidEnvironment, "environment %q (EnvironmentConfig %s): data does not match the environment contract: %v", name, config.GetName(), err)
 	}
 	return env, nil
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,26 +49,6 @@ type Output struct {
 	Status kaasv1alpha1.ClusterStatus
 }
 
-// InvalidError lists every problem with a cluster's spec or environment, each with its
-// field path.
-type InvalidError struct {
-	// Subject says what was invalid, such as `XSCSCluster "a"`.
-	Subject string
-	Errs    field.ErrorList
-}
-
-func (e *InvalidError) Error() string {
-	msgs := make([]string, 0, len(e.Errs))
-	for _, err := range e.Errs {
-		msgs = append(msgs, err.Error())
-	}
-	noun := "problem"
-	if len(msgs) > 1 {
-		noun = "problems"
-	}
-	return fmt.Sprintf("%s is invalid (%d %s): %s", e.Subject, len(msgs), noun, strings.Join(msgs, "; "))
-}
-
 // Reconcile runs the whole translation for one cluster: it selects and checks the
 // environment, pins the backend, defaults and validates the spec, observes the native
 // objects and renders the desired ones. Any error means the caller must not change
@@ -90,17 +71,17 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 	out.Environment = env
 	if pinned.Type != "" && env.Backend != pinned.Type {
-		return nil, fmt.Errorf("environment %q (EnvironmentConfig %s) now names backend %q, but this cluster was built by backend %q: switching backends would replace the cluster, so nothing was changed; restore data.backend",
+		return nil, errorf(ReasonReplacementRefused, "environment %q (EnvironmentConfig %s) now names backend %q, but this cluster was built by backend %q: switching backends would replace the cluster, so nothing was changed; restore data.backend",
 			env.Name, env.ConfigName, env.Backend, pinned.Type)
 	}
 	backend, err := r.For(env.Backend)
 	if err != nil {
-		return nil, fmt.Errorf("environment %q (EnvironmentConfig %s): %w", env.Name, env.ConfigName, err)
+		return nil, errorf(ReasonInvalidEnvironment, "environment %q (EnvironmentConfig %s): %v", env.Name, env.ConfigName, err)
 	}
 	out.Backend = backend
 	envErrs := append(ValidateEnvironment(env, r), backend.ValidateEnvironment(env)...)
 	if len(envErrs) > 0 {
-		return nil, &InvalidError{Subject: fmt.Sprintf("environment %q (EnvironmentConfig %s)", env.Name, env.ConfigName), Errs: envErrs}
+		return nil, &InvalidError{Reason: ReasonInvalidEnvironment, Subject: fmt.Sprintf("environment %q (EnvironmentConfig %s)", env.Name, env.ConfigName), Errs: envErrs}
 	}
 	if err := r.checkObservedBackends(backend, in.Observed); err != nil {
 		return nil, err
@@ -121,20 +102,20 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 
 	errs := append(Validate(&cluster.Spec, env), backend.Validate(req)...)
 	if len(errs) > 0 {
-		return nil, &InvalidError{Subject: fmt.Sprintf("%s %q", kaasv1alpha1.CompositeKind, xr.Name), Errs: errs}
+		return nil, &InvalidError{Reason: ReasonInvalidSpec, Subject: fmt.Sprintf("%s %q", kaasv1alpha1.CompositeKind, xr.Name), Errs: errs}
 	}
 
 	obs, err := backend.Observe(req)
 	if err != nil {
-		return nil, err
+		return nil, &Error{Reason: ReasonObservedStateUnreadable, Message: err.Error()}
 	}
 	if errs := ValidateUpgrade(&cluster.Spec, obs.Status.Kubernetes); len(errs) > 0 {
-		return nil, &InvalidError{Subject: fmt.Sprintf("%s %q", kaasv1alpha1.CompositeKind, xr.Name), Errs: errs}
+		return nil, &InvalidError{Reason: ReasonInvalidSpec, Subject: fmt.Sprintf("%s %q", kaasv1alpha1.CompositeKind, xr.Name), Errs: errs}
 	}
 
 	rendering, err := backend.Render(req)
 	if err != nil {
-		return nil, err
+		return nil, &Error{Reason: ReasonRenderFailed, Message: err.Error()}
 	}
 	if err := checkReplacements(rendering, in.Observed); err != nil {
 		return nil, err
@@ -181,12 +162,13 @@ func ValidateUpgrade(spec *kaasv1alpha1.ClusterSpec, running *kaasv1alpha1.Kuber
 
 // checkObservedBackends refuses to go on when an observed resource was created by another
 // backend than the one the environment names: the other backend's objects would be
-// deleted, and with them the cluster.
+// deleted, and with them the cluster. Every backend of the API counts, including those
+// this program does not support.
 func (r *Registry) checkObservedBackends(backend Backend, observed map[string]ObservedResource) error {
 	var foreign []string
 	for name := range observed {
-		for _, t := range r.Types() {
-			if t != string(backend.Type()) && strings.HasPrefix(name, t+"-") {
+		for _, t := range append(kaasv1alpha1.BackendTypes(), registeredTypes(r)...) {
+			if t != backend.Type() && strings.HasPrefix(name, string(t)+"-") {
 				foreign = append(foreign, fmt.Sprintf("%s (backend %s)", name, t))
 			}
 		}
@@ -195,7 +177,8 @@ func (r *Registry) checkObservedBackends(backend Backend, observed map[string]Ob
 		return nil
 	}
 	sort.Strings(foreign)
-	return fmt.Errorf("the cluster has resources of another backend than %q, which its environment names now: %s; switching backends would delete them and replace the cluster, so nothing was changed",
+	foreign = slices.Compact(foreign)
+	return errorf(ReasonReplacementRefused, "the cluster has resources of another backend than %q, which its environment names now: %s; switching backends would delete them and replace the cluster, so nothing was changed",
 		backend.Type(), strings.Join(foreign, ", "))
 }
 
@@ -208,9 +191,17 @@ func checkReplacements(rendering *Rendering, observed map[string]ObservedResourc
 			continue
 		}
 		if o.Object.GetAPIVersion() != res.Object.GetAPIVersion() || o.Object.GetKind() != res.Object.GetKind() {
-			return fmt.Errorf("resource %s exists as %s %s but would now be %s %s: that would replace it, so nothing was changed; restore the environment setting that moved it (for example where the native objects live)",
+			return errorf(ReasonReplacementRefused, "resource %s exists as %s %s but would now be %s %s: that would replace it, so nothing was changed; restore the environment setting that moved it (for example where the native objects live)",
 				res.Name, o.Object.GetAPIVersion(), o.Object.GetKind(), res.Object.GetAPIVersion(), res.Object.GetKind())
 		}
 	}
 	return nil
+}
+
+func registeredTypes(r *Registry) []kaasv1alpha1.BackendType {
+	out := make([]kaasv1alpha1.BackendType, 0, len(r.backends))
+	for t := range r.backends {
+		out = append(out, t)
+	}
+	return out
 }

@@ -21,9 +21,9 @@ type fakeBackend struct {
 	kind         string // kind of the rendered object
 }
 
-func (fakeBackend) Type() kaasv1alpha1.BackendType                  { return "fake" }
+func (fakeBackend) Type() kaasv1alpha1.BackendType                   { return "fake" }
 func (fakeBackend) ValidateEnvironment(*Environment) field.ErrorList { return nil }
-func (b fakeBackend) Requirements(*Request) map[string]Selector     { return b.requirements }
+func (b fakeBackend) Requirements(*Request) map[string]Selector      { return b.requirements }
 func (b fakeBackend) Validate(*Request) field.ErrorList              { return b.validateErrs }
 
 func (b fakeBackend) Render(req *Request) (*Rendering, error) {
@@ -88,6 +88,7 @@ func TestReconcile(t *testing.T) {
 		wantComplete bool
 		wantReqs     []string
 		wantErr      []string
+		wantReason   string
 	}{
 		"FirstCallAsksForEnvironments": {
 			in:       Input{Cluster: testCluster()},
@@ -104,16 +105,19 @@ func TestReconcile(t *testing.T) {
 			wantReqs:     []string{EnvironmentsRequirement},
 		},
 		"PinnedToAnotherBackend": {
-			in:      Input{Cluster: pinnedTo("other", "regionone"), Required: environments},
-			wantErr: []string{`environment "regionone" (EnvironmentConfig cfg) now names backend "fake", but this cluster was built by backend "other"`},
+			in:         Input{Cluster: pinnedTo("other", "regionone"), Required: environments},
+			wantReason: ReasonReplacementRefused,
+			wantErr:    []string{`environment "regionone" (EnvironmentConfig cfg) now names backend "fake", but this cluster was built by backend "other"`},
 		},
 		"PinnedToAnEnvironmentThatIsGone": {
-			in:      Input{Cluster: pinnedTo("fake", "regiontwo"), Required: environments},
-			wantErr: []string{`environment "regiontwo" does not exist`, "environments that exist: regionone"},
+			in:         Input{Cluster: pinnedTo("fake", "regiontwo"), Required: environments},
+			wantReason: ReasonEnvironmentUnavailable,
+			wantErr:    []string{`environment "regiontwo" does not exist`, "environments that exist: regionone"},
 		},
 		"ObservedResourcesOfAnotherBackend": {
-			in:      Input{Cluster: testCluster(), Required: environments, Observed: observed("other-cluster", "ConfigMap")},
-			wantErr: []string{"the cluster has resources of another backend than \"fake\"", "other-cluster (backend other)"},
+			in:         Input{Cluster: testCluster(), Required: environments, Observed: observed("other-cluster", "ConfigMap")},
+			wantReason: ReasonReplacementRefused,
+			wantErr:    []string{"the cluster has resources of another backend than \"fake\"", "other-cluster (backend other)"},
 		},
 		"InvalidSpec": {
 			in: Input{Cluster: func() *kaasv1alpha1.XSCSCluster {
@@ -122,17 +126,20 @@ func TestReconcile(t *testing.T) {
 				xr.Spec.NodePools[0].Count = nil
 				return xr
 			}(), Required: environments},
-			wantErr: []string{`XSCSCluster "demo" is invalid (2 problems)`, "spec.kubernetes.version", "spec.nodePools[0]"},
+			wantReason: ReasonInvalidSpec,
+			wantErr:    []string{`XSCSCluster "demo" is invalid (2 problems)`, "spec.kubernetes.version", "spec.nodePools[0]"},
 		},
 		"BackendValidation": {
-			backend: fakeBackend{validateErrs: field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), "demo", "too long")}},
-			in:      Input{Cluster: testCluster(), Required: environments},
-			wantErr: []string{"metadata.name: Invalid value: \"demo\": too long"},
+			backend:    fakeBackend{validateErrs: field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), "demo", "too long")}},
+			in:         Input{Cluster: testCluster(), Required: environments},
+			wantReason: ReasonInvalidSpec,
+			wantErr:    []string{"metadata.name: Invalid value: \"demo\": too long"},
 		},
 		"RenderError": {
-			backend: fakeBackend{renderErr: errors.New("boom")},
-			in:      Input{Cluster: testCluster(), Required: environments},
-			wantErr: []string{"boom"},
+			backend:    fakeBackend{renderErr: errors.New("boom")},
+			in:         Input{Cluster: testCluster(), Required: environments},
+			wantReason: ReasonRenderFailed,
+			wantErr:    []string{"boom"},
 		},
 		"UpgradeTwoMinorsAboveWhatRuns": {
 			backend: fakeBackend{observed: "1.33.4"},
@@ -141,17 +148,20 @@ func TestReconcile(t *testing.T) {
 				xr.Spec.Kubernetes.Version = "1.35"
 				return xr
 			}(), Required: environments},
-			wantErr: []string{"spec.kubernetes.version: Forbidden: the cluster runs 1.33.4; upgrade one minor at a time (next: 1.34), not to 1.35"},
+			wantReason: ReasonInvalidSpec,
+			wantErr:    []string{"spec.kubernetes.version: Forbidden: the cluster runs 1.33.4; upgrade one minor at a time (next: 1.34), not to 1.35"},
 		},
 		"DowngradeBelowWhatRuns": {
-			backend: fakeBackend{observed: "1.35.0"},
-			in:      Input{Cluster: testCluster(), Required: environments},
-			wantErr: []string{"spec.kubernetes.version: Forbidden: the cluster runs 1.35.0; downgrading to 1.34 is not supported"},
+			backend:    fakeBackend{observed: "1.35.0"},
+			in:         Input{Cluster: testCluster(), Required: environments},
+			wantReason: ReasonInvalidSpec,
+			wantErr:    []string{"spec.kubernetes.version: Forbidden: the cluster runs 1.35.0; downgrading to 1.34 is not supported"},
 		},
 		"KindChangeUnderAnExistingName": {
-			backend: fakeBackend{kind: "Secret"},
-			in:      Input{Cluster: testCluster(), Required: environments, Observed: observed("fake-cluster", "ConfigMap")},
-			wantErr: []string{"resource fake-cluster exists as v1 ConfigMap but would now be v1 Secret: that would replace it"},
+			backend:    fakeBackend{kind: "Secret"},
+			in:         Input{Cluster: testCluster(), Required: environments, Observed: observed("fake-cluster", "ConfigMap")},
+			wantReason: ReasonReplacementRefused,
+			wantErr:    []string{"resource fake-cluster exists as v1 ConfigMap but would now be v1 Secret: that would replace it"},
 		},
 	}
 	for name, tc := range cases {
@@ -169,6 +179,9 @@ func TestReconcile(t *testing.T) {
 					if !strings.Contains(err.Error(), w) {
 						t.Errorf("error %q should contain %q", err, w)
 					}
+				}
+				if got := ReasonOf(err); got != tc.wantReason {
+					t.Errorf("reason = %q, want %q", got, tc.wantReason)
 				}
 				return
 			}

@@ -90,7 +90,9 @@ func TestValidate(t *testing.T) {
 			want: []string{`spec.nodePools[0].machineType: Unsupported value: "m1.large": supported values: "SCS-2V-4", "SCS-4V-8"`},
 		},
 		"CountAndAutoscaling": {
-			edit: func(s *kaasv1alpha1.ClusterSpec) { s.NodePools[0].Autoscaling = &kaasv1alpha1.Autoscaling{Min: 1, Max: 2} },
+			edit: func(s *kaasv1alpha1.ClusterSpec) {
+				s.NodePools[0].Autoscaling = &kaasv1alpha1.Autoscaling{Min: 1, Max: 2}
+			},
 			want: []string{"spec.nodePools[0].autoscaling: Forbidden: set exactly one of count (a fixed size) or autoscaling (min and max)"},
 		},
 		"NeitherCountNorAutoscaling": {
@@ -98,11 +100,15 @@ func TestValidate(t *testing.T) {
 			want: []string{"spec.nodePools[0]: Required value: set exactly one of count (a fixed size) or autoscaling (min and max)"},
 		},
 		"MinGreaterThanMax": {
-			edit: func(s *kaasv1alpha1.ClusterSpec) { s.NodePools[1].Autoscaling = &kaasv1alpha1.Autoscaling{Min: 7, Max: 6} },
+			edit: func(s *kaasv1alpha1.ClusterSpec) {
+				s.NodePools[1].Autoscaling = &kaasv1alpha1.Autoscaling{Min: 7, Max: 6}
+			},
 			want: []string{"spec.nodePools[1].autoscaling.min: Invalid value: 7: must not be greater than autoscaling.max (6)"},
 		},
 		"MaxZero": {
-			edit: func(s *kaasv1alpha1.ClusterSpec) { s.NodePools[1].Autoscaling = &kaasv1alpha1.Autoscaling{Min: 0, Max: 0} },
+			edit: func(s *kaasv1alpha1.ClusterSpec) {
+				s.NodePools[1].Autoscaling = &kaasv1alpha1.Autoscaling{Min: 0, Max: 0}
+			},
 			want: []string{"spec.nodePools[1].autoscaling.max: Invalid value: 0: must be between 1 and 1000"},
 		},
 		"CountTooLarge": {

@@ -53,16 +53,14 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 
 	in, err := decodeInput(req, f.options)
 	if err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
+		return refuse(rsp, model.ReasonRenderFailed, err), nil
 	}
 	log := f.log.WithValues("xr", in.Cluster.Name)
 
 	out, err := f.backends.Reconcile(in)
 	if err != nil {
-		log.Info("Refusing to render", "error", err.Error())
-		response.Fatal(rsp, err)
-		return rsp, nil
+		log.Info("Refusing to render", "reason", model.ReasonOf(err), "error", err.Error())
+		return refuse(rsp, model.ReasonOf(err), err), nil
 	}
 	// Crossplane fetches what the requirements select and calls again; until then the
 	// response carries no desired state of ours and Crossplane does not act on it.
@@ -74,8 +72,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if err := encodeOutput(rsp, out); err != nil {
 		// encodeOutput changes the response only once everything is encoded, so the
 		// desired state is still what came in.
-		response.Fatal(rsp, err)
-		return rsp, nil
+		return refuse(rsp, model.ReasonRenderFailed, err), nil
 	}
 	if out.Observation.Ready {
 		rsp.Meta.Ttl = durationpb.New(ttlReady)
@@ -83,6 +80,15 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	log.Debug("Rendered", "backend", out.Environment.Backend, "environment", out.Environment.Name,
 		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources))
 	return rsp, nil
+}
+
+// refuse ends the pipeline with a Fatal result, which stops Crossplane before it applies or
+// deletes anything, and says why in the Rendered condition of the composite resource and
+// its claim (a Fatal result alone reaches only the composite resource).
+func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFunctionResponse {
+	response.Fatal(rsp, err)
+	response.ConditionFalse(rsp, kaasv1alpha1.ConditionRendered, reason).WithMessage(err.Error()).TargetCompositeAndClaim()
+	return rsp
 }
 
 // encodeOutput writes the desired composed resources, the composite's status, conditions,
@@ -108,6 +114,9 @@ func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output) error {
 	}
 	rsp.Desired.Composite = composite
 
+	response.ConditionTrue(rsp, kaasv1alpha1.ConditionRendered, "Rendered").
+		WithMessage(fmt.Sprintf("rendered for backend %s in environment %s", out.Environment.Backend, out.Environment.Name)).
+		TargetCompositeAndClaim()
 	for _, c := range obs.Conditions {
 		setCondition(rsp, c)
 	}

@@ -98,6 +98,11 @@ const (
 	BackendMagnum       BackendType = "magnum"
 )
 
+// BackendTypes lists every backend of the API, whether or not a program supports it.
+func BackendTypes() []BackendType {
+	return []BackendType{BackendGardener, BackendClusterStack, BackendMagnum}
+}
+
 // ObjectReference points at a Kubernetes object.
 type ObjectReference struct {
 	APIVersion string `json:"apiVersion"`
@@ -175,6 +180,11 @@ type NodePoolStatus struct {
 // Condition types this API sets on the composite resource and its claim, next to
 // Crossplane's own Ready and Synced.
 const (
+	// ConditionRendered is True when the function translated the spec for the backend.
+	// When False, nothing was changed: its reason (for example EnvironmentUnavailable,
+	// InvalidSpec, ReplacementRefused) and message say why.
+	ConditionRendered = "Rendered"
+
 	// ConditionBackendReady mirrors the backend's own verdict on the cluster. When False, its
 	// reason is the backend's own (for example a Gardener error code such as
 	// ERR_INFRA_QUOTA_EXCEEDED) and its message the backend's words.

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden responses in testdata/golden")
+
+// fromPreviousStep is a desired resource an earlier pipeline step produced. Every error
+// path must hand it back untouched: Crossplane deletes what the desired state lacks.
+const fromPreviousStep = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"platform-extra"}}`
+
+func withPreviousStep(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRequest {
+	req.Desired = &fnv1.State{Resources: map[string]*fnv1.Resource{
+		"platform-extra": {Resource: resource.MustStructJSON(fromPreviousStep)},
+	}}
+	return req
+}
+
+func refused(reason, msg string) *fnv1.RunFunctionResponse {
+	return &fnv1.RunFunctionResponse{
+		Meta: &fnv1.ResponseMeta{Tag: "test", Ttl: durationpb.New(ttlConverging)},
+		Desired: &fnv1.State{Resources: map[string]*fnv1.Resource{
+			"platform-extra": {Resource: resource.MustStructJSON(fromPreviousStep)},
+		}},
+		Results: []*fnv1.Result{{Severity: fnv1.Severity_SEVERITY_FATAL, Message: msg, Target: fnv1.Target_TARGET_COMPOSITE.Enum()}},
+		Conditions: []*fnv1.Condition{{
+			Type: "Rendered", Status: fnv1.Status_STATUS_CONDITION_FALSE, Reason: reason,
+			Message: ptr.To(msg), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum(),
+		}},
+	}
+}
+
+// TestRunFunction covers the first call and every path that must refuse: each ends in a
+// Fatal result with the desired state exactly as it came in.
+func TestRunFunction(t *testing.T) {
+	xr := readObject(t, exampleXR)
+	env := readObject(t, exampleEnvironment)
+	envs := []map[string]any{env}
+
+	edit := func(obj map[string]any, f func(m map[string]any)) map[string]any {
+		c := deepCopy(obj)
+		f(c)
+		return c
+	}
+	spec := func(m map[string]any) map[string]any { return m["spec"].(map[string]any) }
+	otherEnv := edit(env, func(m map[string]any) {
+		m["metadata"] = map[string]any{"name": "magnum-cfg", "labels": map[string]any{"kaas.scs.community/environment": "magnum-regionone"}}
+	})
+
+	cases := map[string]struct {
+		req  *fnv1.RunFunctionRequest
+		want *fnv1.RunFunctionResponse
+	}{
+		"FirstCallAsksForTheEnvironments": {
+			req: withPreviousStep(requestFor(t, xr, nil)),
+			want: &fnv1.RunFunctionResponse{
+				Meta: &fnv1.ResponseMeta{Tag: "test", Ttl: durationpb.New(ttlConverging)},
+				Desired: &fnv1.State{Resources: map[string]*fnv1.Resource{
+					"platform-extra": {Resource: resource.MustStructJSON(fromPreviousStep)},
+				}},
+				Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
+					"environments": {
+						ApiVersion: "apiextensions.crossplane.io/v1beta1", Kind: "EnvironmentConfig",
+						Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{}}},
+					},
+				}},
+			},
+		},
+		"NoEnvironmentConfigAtAll": {
+			req: withPreviousStep(requestFor(t, xr, []map[string]any{})),
+			want: refused("EnvironmentUnavailable",
+				`environment "gardener-regionone" does not exist: no EnvironmentConfig is labelled kaas.scs.community/environment=gardener-regionone; no environments exist (no EnvironmentConfig carries the label kaas.scs.community/environment)`),
+		},
+		"NamedEnvironmentMissing": {
+			req: withPreviousStep(requestFor(t, xr, []map[string]any{otherEnv})),
+			want: refused("EnvironmentUnavailable",
+				`environment "gardener-regionone" does not exist: no EnvironmentConfig is labelled kaas.scs.community/environment=gardener-regionone; environments that exist: magnum-regionone`),
+		},
+		"AmbiguousEnvironment": {
+			req: withPreviousStep(requestFor(t, xr, []map[string]any{env, edit(env, func(m map[string]any) {
+				m["metadata"].(map[string]any)["name"] = "gardener-regionone-copy"
+			})})),
+			want: refused("EnvironmentUnavailable",
+				`environment "gardener-regionone" is ambiguous: EnvironmentConfigs gardener-regionone, gardener-regionone-copy are all labelled kaas.scs.community/environment=gardener-regionone; exactly one may be`),
+		},
+		"UnknownBackend": {
+			req: withPreviousStep(requestFor(t, xr, []map[string]any{edit(env, func(m map[string]any) { m["data"].(map[string]any)["backend"] = "openshift" })})),
+			want: refused("InvalidEnvironment",
+				`environment "gardener-regionone" (EnvironmentConfig gardener-regionone): unknown backend "openshift": supported backends are gardener`),
+		},
+		"InvalidSpec": {
+			req: withPreviousStep(requestFor(t, edit(xr, func(m map[string]any) {
+				spec(m)["kubernetes"] = map[string]any{"version": "1.30"}
+				spec(m)["nodePools"].([]any)[1].(map[string]any)["autoscaling"] = map[string]any{"min": 9, "max": 3}
+			}), envs)),
+			want: refused("InvalidSpec",
+				`XSCSCluster "shop-x7k2p" is invalid (2 problems): spec.kubernetes.version: Unsupported value: "1.30": supported values: "1.33", "1.34", "1.35"; spec.nodePools[1].autoscaling.min: Invalid value: 9: must not be greater than autoscaling.max (3)`),
+		},
+		"ObservedResourceOfAnotherBackend": {
+			req: withPreviousStep(requestFor(t, xr, envs, map[string]any{
+				"apiVersion": "containerinfra.openstack.crossplane.io/v1alpha1", "kind": "ClusterV1",
+				"metadata": map[string]any{"name": "shop", "annotations": map[string]any{"crossplane.io/composition-resource-name": "magnum-cluster"}},
+			})),
+			want: refused("ReplacementRefused",
+				`the cluster has resources of another backend than "gardener", which its environment names now: magnum-cluster (backend magnum); switching backends would delete them and replace the cluster, so nothing was changed`),
+		},
+		"UndecodableObservedShoot": {
+			req: withPreviousStep(requestFor(t, xr, envs, map[string]any{
+				"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object",
+				"metadata": map[string]any{"name": "shop-x7k2p-shoot", "annotations": map[string]any{"crossplane.io/composition-resource-name": "gardener-shoot"}},
+				"status":   map[string]any{"atProvider": map[string]any{"manifest": "garbage"}},
+			})),
+			want: refused("ObservedStateUnreadable", `Object shop-x7k2p-shoot: status.atProvider.manifest is a string, not an object`),
+		},
+		"NotAnXSCSCluster": {
+			req:  withPreviousStep(requestFor(t, map[string]any{"apiVersion": "example.org/v1", "kind": "XDatabase", "metadata": map[string]any{"name": "db"}}, envs)),
+			want: refused("RenderFailed", "the composite resource is a example.org/v1 XDatabase; this function composes kaas.scs.community/v1alpha1 XSCSCluster only"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := NewFunction(logging.NewNopLogger()).RunFunction(context.Background(), tc.req)
+			if err != nil {
+				t.Fatalf("RunFunction returned an error: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got, protocmp.Transform()); diff != "" {
+				t.Errorf("RunFunction: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRunFunctionGolden renders the examples and compares whole responses with reviewed
+// golden files. The same files are checked against Gardener's schema and Gardener's own
+// validation (test/gardener), so a golden file is never merely what the code happens to do.
+// Run go test -update after an intended change and review the diff.
+func TestRunFunctionGolden(t *testing.T) {
+	xr := readObject(t, exampleXR)
+	envs := readObjects(t, exampleEnvironment)
+	cases := map[string]*fnv1.RunFunctionRequest{
+		"gardener-create":         requestFor(t, xr, envs),
+		"gardener-ready":          requestFor(t, xr, envs, readObject(t, exampleObservedReady)),
+		"gardener-quota-exceeded": requestFor(t, xr, envs, readObject(t, exampleObservedQuota)),
+	}
+	for name, req := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp, err := NewFunction(logging.NewNopLogger()).RunFunction(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := responseYAML(t, rsp)
+			path := filepath.Join("testdata", "golden", name+".yaml")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("cannot read %s (run go test -update to create it): %v", path, err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("response differs from %s (-want, +got); if intended, run go test -update and review:\n%s", path, diff)
+			}
+		})
+	}
+}
+
+// TestRunFunctionIsDeterministic: the same request gives the same bytes, every time, so
+// GitOps diffs and offline renders are stable.
+func TestRunFunctionIsDeterministic(t *testing.T) {
+	req := requestFor(t, readObject(t, exampleXR), readObjects(t, exampleEnvironment), readObject(t, exampleObservedReady))
+	fn := NewFunction(logging.NewNopLogger())
+	marshal := proto.MarshalOptions{Deterministic: true}
+	var first []byte
+	for i := range 50 {
+		rsp, err := fn.RunFunction(context.Background(), proto.Clone(req).(*fnv1.RunFunctionRequest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := marshal.Marshal(rsp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = got
+			continue
+		}
+		if string(got) != string(first) {
+			t.Fatalf("call %d returned other bytes than call 0", i)
+		}
+	}
+}
+
+// TestRunFunctionTTL: a ready cluster is checked less often than one on its way.
+func TestRunFunctionTTL(t *testing.T) {
+	xr := readObject(t, exampleXR)
+	envs := readObjects(t, exampleEnvironment)
+	cases := map[string]struct {
+		req  *fnv1.RunFunctionRequest
+		want time.Duration
+	}{
+		"Provisioning": {req: requestFor(t, xr, envs), want: ttlConverging},
+		"Ready":        {req: requestFor(t, xr, envs, readObject(t, exampleObservedReady)), want: ttlReady},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp, err := NewFunction(logging.NewNopLogger()).RunFunction(context.Background(), tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rsp.GetMeta().GetTtl().AsDuration(); got != tc.want {
+				t.Errorf("ttl = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func responseYAML(t *testing.T, rsp *fnv1.RunFunctionResponse) []byte {
+	t.Helper()
+	j, err := protojson.Marshal(rsp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := yaml.JSONToYAML(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return y
+}
