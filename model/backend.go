@@ -55,6 +55,29 @@ type Request struct {
 
 	// Options are settings of the caller that are not part of the cluster or environment.
 	Options Options
+
+	// decoded memoises typed views of observed objects for the life of the request, so
+	// that Validate, Observe and Render decode each observed object once.
+	decoded map[string]decodedValue
+}
+
+type decodedValue struct {
+	value any
+	err   error
+}
+
+// Decoded returns what decode returns, calling it once per request and key. Backends use
+// it for typed views of observed objects. A Request is not safe for concurrent use.
+func (r *Request) Decoded(key string, decode func() (any, error)) (any, error) {
+	if d, ok := r.decoded[key]; ok {
+		return d.value, d.err
+	}
+	v, err := decode()
+	if r.decoded == nil {
+		r.decoded = map[string]decodedValue{}
+	}
+	r.decoded[key] = decodedValue{value: v, err: err}
+	return v, err
 }
 
 // Options are settings of the program that uses the model layer.

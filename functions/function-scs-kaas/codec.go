@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -21,12 +20,8 @@ func decodeInput(req *fnv1.RunFunctionRequest, opts model.Options) (model.Input,
 	if xr == nil {
 		return in, fmt.Errorf("the request has no observed composite resource")
 	}
-	raw, err := protojson.Marshal(xr)
-	if err != nil {
-		return in, fmt.Errorf("cannot encode the observed composite resource: %w", err)
-	}
 	in.Cluster = &kaasv1alpha1.XSCSCluster{}
-	if err := json.Unmarshal(raw, in.Cluster); err != nil {
+	if err := json.Unmarshal(structJSON(xr), in.Cluster); err != nil {
 		return in, fmt.Errorf("cannot decode the observed composite resource as %s: %w", kaasv1alpha1.CompositeKind, err)
 	}
 	if in.Cluster.Kind != kaasv1alpha1.CompositeKind || in.Cluster.APIVersion != kaasv1alpha1.APIVersion {
@@ -93,12 +88,8 @@ func encodeResources(resources []model.Resource, ready map[string]bool) (map[str
 // encodeComposite returns the desired composite resource: what earlier pipeline steps
 // desired, with this API's status fields and connection details set.
 func encodeComposite(desired *fnv1.Resource, status kaasv1alpha1.ClusterStatus, details map[string][]byte) (*fnv1.Resource, error) {
-	raw, err := json.Marshal(status)
+	st, err := typedStruct(status)
 	if err != nil {
-		return nil, fmt.Errorf("cannot encode the composite resource's status: %w", err)
-	}
-	st := &structpb.Struct{}
-	if err := protojson.Unmarshal(raw, st); err != nil {
 		return nil, fmt.Errorf("cannot encode the composite resource's status: %w", err)
 	}
 

@@ -68,6 +68,12 @@ func local(env *model.Environment) bool {
 // not exist yet. Observed state that cannot be decoded is an error: rendering on a guess
 // could change a live cluster.
 func observedShoot(req *model.Request) (*gardencorev1beta1.Shoot, error) {
+	v, err := req.Decoded(ResourceShoot, func() (any, error) { return decodeObservedShoot(req) })
+	shoot, _ := v.(*gardencorev1beta1.Shoot)
+	return shoot, err
+}
+
+func decodeObservedShoot(req *model.Request) (*gardencorev1beta1.Shoot, error) {
 	res, ok := req.Observed[ResourceShoot]
 	if !ok || res.Object == nil {
 		return nil, nil
