@@ -1,0 +1,104 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// CrossplaneNamespace is where Crossplane keeps its secrets and where the
+// provider-kubernetes credentials live.
+const CrossplaneNamespace = "crossplane-system"
+
+// initCrossplane runs `crossplane core init`: it installs the core CRDs from
+// the module's cluster/crds, the TLS secrets and the package Lock. Until the
+// CRDs are established it fails with `no matches for kind "Lock"`; it is
+// idempotent, so it is simply run again.
+func (e *Env) initCrossplane(ctx context.Context) error {
+	c := e.Crossplane
+	_, err := c.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: CrossplaneNamespace}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	logPath := filepath.Join(e.RunDir, "logs", "crossplane-init.log")
+	attempt := 0
+	return waitFor(ctx, 120*time.Second, "crossplane core init", nil, func(ctx context.Context) (bool, error) {
+		attempt++
+		log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return false, Permanent(err)
+		}
+		defer log.Close()
+		fmt.Fprintf(log, "=== attempt %d\n", attempt)
+		cmd := exec.CommandContext(ctx, e.tools.crossplane(), "core", "init",
+			"--namespace="+CrossplaneNamespace, "--enable-webhooks=false")
+		// Kong mangles these flag names; the environment variables are stable.
+		cmd.Env = append(os.Environ(),
+			"KUBECONFIG="+c.Kubeconfig,
+			"CRDS_PATH="+filepath.Join(e.tools.CrossplaneDir, "crds"),
+			"TLS_CA_SECRET_NAME=crossplane-root-ca",
+			"TLS_CLIENT_SECRET_NAME=crossplane-tls-client",
+		)
+		cmd.Stdout, cmd.Stderr = log, log
+		if err := cmd.Run(); err != nil {
+			return false, fmt.Errorf("crossplane core init: %w (see %s)", err, logPath)
+		}
+		return true, nil
+	})
+}
+
+// startCrossplane runs Crossplane core with the External package runtime
+// (no Deployments for packages, function endpoints left as we set them) and
+// webhooks off (no Service to reach them through).
+func (e *Env) startCrossplane(ctx context.Context) error {
+	ports, err := freePorts(2)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(e.RunDir, "crossplane")
+	for _, d := range []string{"xpkg-cache", "xfn-cache"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	e.crossplaneHealth = ports[1]
+	p, err := e.startProcess("crossplane", e.tools.crossplane(), []string{
+		"core", "start",
+		"--namespace=" + CrossplaneNamespace,
+		"--poll-interval=" + e.opts.PollInterval.String(),
+		"--sync-interval=1h",
+	}, []string{
+		"KUBECONFIG=" + e.Crossplane.Kubeconfig,
+		"TLS_CLIENT_CERTS_DIR=" + e.crossplaneTLSDir(),
+		"PACKAGE_RUNTIME=External",
+		"ENABLE_WEBHOOKS=false",
+		"METRICS_PORT=" + strconv.Itoa(ports[0]),
+		"HEALTH_PROBE_PORT=" + strconv.Itoa(ports[1]),
+		"XPKG_CACHE_DIR=" + filepath.Join(dir, "xpkg-cache"),
+		"XFN_CACHE_DIR=" + filepath.Join(dir, "xfn-cache"),
+	})
+	if err != nil {
+		return err
+	}
+	url := "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/readyz"
+	return waitFor(ctx, 120*time.Second, "crossplane /readyz", p.exited, func(ctx context.Context) (bool, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, fmt.Errorf("readyz: %s", resp.Status)
+	})
+}
+
+func (e *Env) crossplaneTLSDir() string { return filepath.Join(e.RunDir, "crossplane", "tls-client") }

@@ -1,0 +1,326 @@
+// Package controlplane runs a real Crossplane control plane on one machine
+// without containers: etcd, kube-apiserver and kube-controller-manager for
+// the Crossplane cluster, a second etcd and kube-apiserver playing the
+// Gardener garden cluster, Crossplane core, provider-kubernetes and a
+// composition function, all as plain processes on 127.0.0.1.
+//
+// What it cannot include: no kubelet, no Pods and no cloud, so no Gardener,
+// Cluster API or OpenStack controller runs; tests that need their status
+// write it themselves (kubectl patch --subresource=status).
+package controlplane
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+)
+
+// DefaultFunctionName is the name Compositions use in functionRef: the
+// package manager's name for ghcr.io/sovereigncloudstack/function-scs-kaas.
+const DefaultFunctionName = "sovereigncloudstack-function-scs-kaas"
+
+// Options configure Start. Only RunDir is needed when tools are found through
+// the repository; everything else has a default.
+type Options struct {
+	// RunDir holds PKI, data, logs (logs/<process>.log) and PID files
+	// (pids/<process>.json). Start stops whatever an earlier run in it left
+	// behind and reuses it. Default: <repo>/_output/playground.
+	RunDir string
+	// RepoRoot is the scs-kaas checkout (for hack/tools/build.sh and the Shoot
+	// CRD). Default: found above the working directory.
+	RepoRoot string
+	// Tools are the binaries; empty fields are resolved (see Tools).
+	Tools Tools
+
+	// FunctionBinary is the composition function to run. Empty: the
+	// function is registered but not started (StartFunction can follow).
+	FunctionBinary string
+	// FunctionName is the Function (and FunctionRevision) name that
+	// Compositions reference. Default: DefaultFunctionName.
+	FunctionName string
+	// FunctionCertsDirFlag, e.g. "--tls-server-certs-dir", additionally
+	// passes the server certificate directory as that flag; it is always
+	// passed as TLS_SERVER_CERTS_DIR.
+	FunctionCertsDirFlag string
+	// FunctionExtraArgs are appended to the function's command line.
+	FunctionExtraArgs []string
+
+	// ProviderConfigName names the provider-kubernetes ProviderConfig and
+	// ClusterProviderConfig for the garden cluster. Default: "garden".
+	ProviderConfigName string
+	// GardenProjects get a namespace garden-<project> in the garden cluster.
+	GardenProjects []string
+	// ShootCRD is the Shoot CRD file for the garden cluster.
+	// Default: <repo>/hack/shootcrd/crds/core.gardener.cloud_shoots.yaml.
+	ShootCRD string
+	// GardenCRDs are further CRD files or directories for the garden cluster.
+	GardenCRDs []string
+
+	// Manifests are files or directories applied into the Crossplane
+	// cluster once everything runs (XRDs, Compositions, EnvironmentConfigs,
+	// RBAC...). Start waits for every XRD among them to be Established and,
+	// when it offers a claim, Offered.
+	Manifests []string
+
+	// PollInterval for Crossplane and provider-kubernetes. Default: 10s.
+	PollInterval time.Duration
+	// Detach keeps the processes running after this process exits
+	// (playground up). Otherwise they are killed with it (Pdeathsig).
+	Detach bool
+	// Logf receives progress messages. Default: discard.
+	Logf func(format string, args ...any)
+}
+
+// Env is a running control plane.
+type Env struct {
+	// RunDir is the absolute run directory.
+	RunDir string
+	// Crossplane is the cluster Crossplane, the provider and the XRs live in.
+	Crossplane *Cluster
+	// Garden is the cluster playing Gardener's garden (Shoots, ConfigMaps).
+	Garden *Cluster
+
+	opts  Options
+	tools Tools
+
+	mu    sync.Mutex
+	procs map[string]*process
+	seq   int
+
+	fnPort, fnMetricsPort, providerWebhookPort, crossplaneHealth int
+	fnClientTLS                                                  *tls.Config
+	providerCA                                                   *certAuthority
+}
+
+// Tools returns the resolved tool directories (e.g. for kubectl).
+func (e *Env) Tools() Tools { return e.tools }
+
+// Options returns the options after defaulting.
+func (e *Env) Options() Options { return e.opts }
+
+func (e *Env) logf(format string, args ...any) { e.opts.Logf(format, args...) }
+
+func (o *Options) defaults() error {
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+	if o.RepoRoot == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		// Not fatal: tools and the Shoot CRD may all be given explicitly.
+		o.RepoRoot, _ = FindRepoRoot(wd)
+	}
+	if o.RunDir == "" {
+		if o.RepoRoot == "" {
+			return errors.New("Options.RunDir is empty and no repository was found")
+		}
+		o.RunDir = filepath.Join(o.RepoRoot, "_output", "playground")
+	}
+	var err error
+	if o.RunDir, err = filepath.Abs(o.RunDir); err != nil {
+		return err
+	}
+	if o.FunctionName == "" {
+		o.FunctionName = DefaultFunctionName
+	}
+	if o.ProviderConfigName == "" {
+		o.ProviderConfigName = "garden"
+	}
+	if o.ShootCRD == "" {
+		if o.RepoRoot == "" {
+			return errors.New("Options.ShootCRD is empty and no repository was found")
+		}
+		o.ShootCRD = filepath.Join(o.RepoRoot, "hack", "shootcrd", "crds", "core.gardener.cloud_shoots.yaml")
+	}
+	if o.PollInterval == 0 {
+		o.PollInterval = 10 * time.Second
+	}
+	if o.FunctionBinary != "" {
+		if o.FunctionBinary, err = filepath.Abs(o.FunctionBinary); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runSubdirs are what a run leaves in RunDir; only these are removed before
+// a new run, never RunDir itself, which a caller may have pointed anywhere.
+var runSubdirs = []string{"crossplane", "garden", "function", "provider-kubernetes", "logs", "pids", "state.json"}
+
+// Start brings the whole control plane up and returns when it is ready:
+// API servers answer /readyz, Crossplane and provider-kubernetes report
+// ready, the function completes a TLS handshake, and every XRD in
+// Options.Manifests is Established (and Offered). On error everything
+// started so far is stopped again.
+func Start(ctx context.Context, opts Options) (_ *Env, err error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	e := &Env{RunDir: opts.RunDir, opts: opts, procs: map[string]*process{}}
+	start := time.Now()
+
+	if err := StopRun(e.RunDir); err != nil {
+		return nil, fmt.Errorf("stopping the previous run in %s: %w", e.RunDir, err)
+	}
+	for _, d := range runSubdirs {
+		if err := os.RemoveAll(filepath.Join(e.RunDir, d)); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(e.RunDir, 0o755); err != nil {
+		return nil, err
+	}
+	if e.tools, err = opts.Tools.resolve(ctx, opts.RepoRoot, e.logf); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = e.Stop()
+		}
+	}()
+
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	e.fnPort, e.fnMetricsPort, e.providerWebhookPort = ports[0], ports[1], ports[2]
+	if err := e.setupFunctionTLS(); err != nil {
+		return nil, err
+	}
+	if err := e.setupProviderTLS(); err != nil {
+		return nil, err
+	}
+
+	steps := []struct {
+		what string
+		do   func(context.Context) error
+	}{
+		{"Crossplane cluster (etcd, kube-apiserver)", func(ctx context.Context) (err error) {
+			e.Crossplane, err = e.startCluster(ctx, "crossplane")
+			return err
+		}},
+		{"garden cluster (etcd, kube-apiserver)", func(ctx context.Context) (err error) {
+			e.Garden, err = e.startCluster(ctx, "garden")
+			return err
+		}},
+		{"Crossplane core init (CRDs, secrets, Lock)", e.initCrossplane},
+		{"provider-kubernetes CRDs", e.installProviderCRDs},
+		{"provider-kubernetes", e.startProvider},
+		{"garden content (Shoot CRD, project namespaces)", e.setupGarden},
+		{"provider configs for the garden", e.configureProvider},
+		{"function registration", e.registerFunction},
+		{"function process", func(ctx context.Context) error {
+			if opts.FunctionBinary == "" {
+				e.logf("no function binary given: registered %s, not started", opts.FunctionName)
+				return nil
+			}
+			return e.StartFunction(ctx)
+		}},
+		{"Crossplane core", e.startCrossplane},
+		{"manifests", e.applyManifests},
+		// Last: its garbage collector only discovers CRDs that exist when it
+		// starts (or after a 30 s resync).
+		{"kube-controller-manager", func(ctx context.Context) error {
+			return e.startControllerManager(ctx, e.Crossplane)
+		}},
+	}
+	for _, s := range steps {
+		t := time.Now()
+		if err := s.do(ctx); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.what, err)
+		}
+		e.logf("ready: %s (%.1fs)", s.what, time.Since(t).Seconds())
+	}
+	if err := e.writeState(); err != nil {
+		return nil, err
+	}
+	e.logf("control plane ready in %.1fs (run dir %s)", time.Since(start).Seconds(), e.RunDir)
+	return e, nil
+}
+
+// Stop stops every process this Env started, newest first (SIGTERM to its
+// process group, SIGKILL after 15 s), and nothing else.
+func (e *Env) Stop() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	names := make([]string, 0, len(e.procs))
+	for n := range e.procs {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return e.procs[names[i]].rec.Seq > e.procs[names[j]].rec.Seq })
+	var errs []error
+	for _, n := range names {
+		if err := e.stopProcess(n); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// PIDs returns the processes currently running for this Env, by name.
+func (e *Env) PIDs() map[string]int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	m := map[string]int{}
+	for n, p := range e.procs {
+		m[n] = p.rec.PID
+	}
+	return m
+}
+
+// RSS returns the resident set size in KiB of each running process.
+func (e *Env) RSS() map[string]int64 {
+	m := map[string]int64{}
+	for n, pid := range e.PIDs() {
+		if kib, err := rssKiB(pid); err == nil {
+			m[n] = kib
+		}
+	}
+	return m
+}
+
+// LogFile is the log of the named process (see PIDs for names).
+func (e *Env) LogFile(name string) string { return filepath.Join(e.RunDir, "logs", name+".log") }
+
+// State is what a run directory's state.json records for other programs.
+type State struct {
+	CrossplaneKubeconfig string `json:"crossplaneKubeconfig"`
+	GardenKubeconfig     string `json:"gardenKubeconfig"`
+	FunctionName         string `json:"functionName"`
+	FunctionAddress      string `json:"functionAddress"`
+	FunctionTLSDir       string `json:"functionTLSDir"`
+	ProviderConfigName   string `json:"providerConfigName"`
+	Kubectl              string `json:"kubectl"`
+	LogDir               string `json:"logDir"`
+}
+
+// State describes the running Env.
+func (e *Env) State() State {
+	return State{
+		CrossplaneKubeconfig: e.Crossplane.Kubeconfig,
+		GardenKubeconfig:     e.Garden.Kubeconfig,
+		FunctionName:         e.opts.FunctionName,
+		FunctionAddress:      e.FunctionAddress(),
+		FunctionTLSDir:       e.FunctionTLSDir(),
+		ProviderConfigName:   e.opts.ProviderConfigName,
+		Kubectl:              e.tools.Kubectl(),
+		LogDir:               filepath.Join(e.RunDir, "logs"),
+	}
+}
+
+func (e *Env) writeState() error {
+	data, err := json.MarshalIndent(e.State(), "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(e.RunDir, "state.json"), append(data, '\n'), 0o644)
+}

@@ -1,0 +1,91 @@
+package controlplane
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Tools names the directories of the pinned programs (see hack/tools). An
+// empty field is taken from the environment variable in its comment, or else
+// built (or found in the cache) by hack/tools/build.sh of the repository.
+type Tools struct {
+	KubeDir               string // SCS_KAAS_TOOL_KUBERNETES: kube-apiserver, kube-controller-manager, kubectl
+	EtcdDir               string // SCS_KAAS_TOOL_ETCD: etcd
+	CrossplaneDir         string // SCS_KAAS_TOOL_CROSSPLANE: crossplane (core) and crds/
+	ProviderKubernetesDir string // SCS_KAAS_TOOL_PROVIDER_KUBERNETES: provider-kubernetes and crds/
+}
+
+func (t Tools) kube(bin string) string { return filepath.Join(t.KubeDir, bin) }
+func (t Tools) etcd() string           { return filepath.Join(t.EtcdDir, "etcd") }
+func (t Tools) crossplane() string     { return filepath.Join(t.CrossplaneDir, "crossplane") }
+func (t Tools) provider() string {
+	return filepath.Join(t.ProviderKubernetesDir, "provider-kubernetes")
+}
+
+// Kubectl is the path of the pinned kubectl, for tests and how-tos.
+func (t Tools) Kubectl() string { return t.kube("kubectl") }
+
+// resolve fills empty directories, building missing tools. The first build
+// on a machine takes a long time (kube-apiserver alone ~15 min on 2 cores);
+// later ones are cache hits that cost milliseconds.
+func (t Tools) resolve(ctx context.Context, repoRoot string, logf func(string, ...any)) (Tools, error) {
+	fields := []struct {
+		dir  *string
+		tool string
+		env  string
+	}{
+		{&t.KubeDir, "kubernetes", "SCS_KAAS_TOOL_KUBERNETES"},
+		{&t.EtcdDir, "etcd", "SCS_KAAS_TOOL_ETCD"},
+		{&t.CrossplaneDir, "crossplane", "SCS_KAAS_TOOL_CROSSPLANE"},
+		{&t.ProviderKubernetesDir, "provider-kubernetes", "SCS_KAAS_TOOL_PROVIDER_KUBERNETES"},
+	}
+	for _, f := range fields {
+		if *f.dir == "" {
+			*f.dir = os.Getenv(f.env)
+		}
+		if *f.dir != "" {
+			continue
+		}
+		if repoRoot == "" {
+			return t, fmt.Errorf("no directory for %s: set %s or Options.RepoRoot", f.tool, f.env)
+		}
+		logf("resolving %s with hack/tools/build.sh (the first build on a machine takes minutes)", f.tool)
+		var out bytes.Buffer
+		cmd := exec.CommandContext(ctx, filepath.Join(repoRoot, "hack", "tools", "build.sh"), f.tool)
+		cmd.Stdout, cmd.Stderr = &out, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return t, fmt.Errorf("building %s: %w", f.tool, err)
+		}
+		*f.dir = strings.TrimSpace(out.String())
+	}
+	for _, p := range []string{t.kube("kube-apiserver"), t.kube("kube-controller-manager"), t.etcd(), t.crossplane(), t.provider()} {
+		if _, err := os.Stat(p); err != nil {
+			return t, fmt.Errorf("tool missing: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// FindRepoRoot walks up from dir to the directory holding hack/tools/build.sh.
+func FindRepoRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "hack", "tools", "build.sh")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no hack/tools/build.sh above the working directory")
+		}
+		dir = parent
+	}
+}
