@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,7 +160,12 @@ func TestControlPlaneSmoke(t *testing.T) {
 	if err := garden.Apply(ctx, "testdata/shoot.yaml"); err != nil {
 		t.Fatalf("garden rejected the sample Shoot: %v", err)
 	}
-	status := `{"status":{"lastOperation":{"type":"Create","state":"Succeeded","progress":100,"description":"test","lastUpdateTime":"2026-01-01T00:00:00Z"},"hibernated":false,"technicalID":"shoot--smoke--smoke","gardener":{"id":"x","name":"y","version":"v1.149.3"},"observedGeneration":1}}`
+	// Gardener's published schema requires uid, technicalID, hibernated and
+	// gardener in a Shoot status (a real one always has them); so does the CRD.
+	status := fmt.Sprintf(`{"status":{"uid":%q,"technicalID":"shoot--smoke--smoke","hibernated":false,`+
+		`"gardener":{"id":"local","name":"local","version":"v1.149.3"},"observedGeneration":1,`+
+		`"lastOperation":{"type":"Create","state":"Succeeded","progress":100,"description":"test","lastUpdateTime":"2026-01-01T00:00:00Z"}}}`,
+		shootUID(ctx, t, garden))
 	if _, err := garden.Dynamic.Resource(shootGVR).Namespace("garden-smoke").Patch(ctx, "smoke", types.MergePatchType, []byte(status), metav1.PatchOptions{}, "status"); err != nil {
 		t.Fatalf("patching Shoot status: %v", err)
 	}
@@ -267,11 +273,26 @@ func TestStopRunOnlyStopsItsOwnProcesses(t *testing.T) {
 	}
 }
 
+func shootUID(ctx context.Context, t *testing.T, garden *Cluster) string {
+	t.Helper()
+	shoot, err := garden.Get(ctx, "core.gardener.cloud/v1beta1", "Shoot", "garden-smoke", "smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(shoot.GetUID())
+}
+
+// dumpLogs shows the end of every process log, lines cut short: the
+// provider logs whole objects per line.
 func dumpLogs(t *testing.T, env *Env) {
 	logs, _ := filepath.Glob(filepath.Join(env.RunDir, "logs", "*.log"))
 	for _, l := range logs {
-		t.Logf("--- %s (last lines)\n%s", filepath.Base(l), indent(tail(l, 30)))
+		lines := strings.Split(tail(l, 12), "\n")
+		for i, line := range lines {
+			if len(line) > 300 {
+				lines[i] = line[:300] + " ..."
+			}
+		}
+		t.Logf("--- %s (last lines)\n    %s", filepath.Base(l), strings.Join(lines, "\n    "))
 	}
 }
-
-func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }

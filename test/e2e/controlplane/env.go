@@ -90,9 +90,10 @@ type Env struct {
 	opts  Options
 	tools Tools
 
-	mu    sync.Mutex
+	mu    sync.Mutex // guards procs and seq
 	procs map[string]*process
 	seq   int
+	fnMu  sync.Mutex // serialises Start/Stop/KillFunction and Stop
 
 	fnPort, fnMetricsPort, providerWebhookPort, crossplaneHealth int
 	fnClientTLS                                                  *tls.Config
@@ -200,22 +201,37 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 
+	var gardenDone chan struct{}
+	var gardenErr error
+	defer func() {
+		if gardenDone != nil && err != nil {
+			<-gardenDone // let it finish before Stop tears its processes down
+		}
+	}()
 	steps := []struct {
 		what string
 		do   func(context.Context) error
 	}{
+		// The garden cluster boots in parallel with the Crossplane side:
+		// they share nothing until the provider config needs its kubeconfig.
 		{"Crossplane cluster (etcd, kube-apiserver)", func(ctx context.Context) (err error) {
+			gardenDone = make(chan struct{})
+			go func() {
+				defer close(gardenDone)
+				if e.Garden, gardenErr = e.startCluster(ctx, "garden"); gardenErr == nil {
+					gardenErr = e.setupGarden(ctx)
+				}
+			}()
 			e.Crossplane, err = e.startCluster(ctx, "crossplane")
-			return err
-		}},
-		{"garden cluster (etcd, kube-apiserver)", func(ctx context.Context) (err error) {
-			e.Garden, err = e.startCluster(ctx, "garden")
 			return err
 		}},
 		{"Crossplane core init (CRDs, secrets, Lock)", e.initCrossplane},
 		{"provider-kubernetes CRDs", e.installProviderCRDs},
 		{"provider-kubernetes", e.startProvider},
-		{"garden content (Shoot CRD, project namespaces)", e.setupGarden},
+		{"garden cluster (etcd, kube-apiserver, Shoot CRD, project namespaces)", func(context.Context) error {
+			<-gardenDone
+			return gardenErr
+		}},
 		{"provider configs for the garden", e.configureProvider},
 		{"function registration", e.registerFunction},
 		{"function process", func(ctx context.Context) error {
@@ -250,13 +266,17 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 // Stop stops every process this Env started, newest first (SIGTERM to its
 // process group, SIGKILL after 15 s), and nothing else.
 func (e *Env) Stop() error {
+	e.fnMu.Lock()
+	defer e.fnMu.Unlock()
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	names := make([]string, 0, len(e.procs))
-	for n := range e.procs {
+	seq := map[string]int{}
+	for n, p := range e.procs {
 		names = append(names, n)
+		seq[n] = p.rec.Seq
 	}
-	sort.Slice(names, func(i, j int) bool { return e.procs[names[i]].rec.Seq > e.procs[names[j]].rec.Seq })
+	e.mu.Unlock()
+	sort.Slice(names, func(i, j int) bool { return seq[names[i]] > seq[names[j]] })
 	var errs []error
 	for _, n := range names {
 		if err := e.stopProcess(n); err != nil {

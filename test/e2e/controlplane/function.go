@@ -85,12 +85,12 @@ func (e *Env) functionArgs() (args, env []string) {
 // StartFunction starts the function process (Options.FunctionBinary) and
 // waits until it completes a mutual TLS handshake on its gRPC port.
 func (e *Env) StartFunction(ctx context.Context) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.fnMu.Lock()
+	defer e.fnMu.Unlock()
 	if e.opts.FunctionBinary == "" {
 		return errors.New("no function binary configured (Options.FunctionBinary)")
 	}
-	if _, running := e.procs[functionProcess]; running {
+	if _, running := e.proc(functionProcess); running {
 		return errors.New("function already running")
 	}
 	args, env := e.functionArgs()
@@ -113,16 +113,16 @@ func (e *Env) StartFunction(ctx context.Context) error {
 // StopFunction stops the function process (SIGTERM, then SIGKILL after 15 s).
 // Crossplane keeps its endpoint; XRs reconciled meanwhile fail and back off.
 func (e *Env) StopFunction() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.fnMu.Lock()
+	defer e.fnMu.Unlock()
 	return e.stopProcess(functionProcess)
 }
 
 // KillFunction kills the function process at once (SIGKILL), as a crash would.
 func (e *Env) KillFunction() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	p, ok := e.procs[functionProcess]
+	e.fnMu.Lock()
+	defer e.fnMu.Unlock()
+	p, ok := e.proc(functionProcess)
 	if !ok {
 		return nil
 	}

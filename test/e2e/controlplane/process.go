@@ -96,12 +96,15 @@ func (e *Env) startProcess(name, bin string, args, env []string) (*process, erro
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
+	e.mu.Lock()
 	e.seq++
+	seq := e.seq
+	e.mu.Unlock()
 	p := &process{
 		cmd:  cmd,
 		done: make(chan struct{}),
 		rec: pidRecord{
-			Name: name, PID: cmd.Process.Pid, Seq: e.seq,
+			Name: name, PID: cmd.Process.Pid, Seq: seq,
 			Args: append([]string{bin}, args...), Log: logPath,
 		},
 	}
@@ -113,9 +116,19 @@ func (e *Env) startProcess(name, bin string, args, env []string) (*process, erro
 		_ = stopPID(p.rec, 0)
 		return nil, err
 	}
+	e.mu.Lock()
 	e.procs[name] = p
+	e.mu.Unlock()
 	e.logf("started %s (pid %d, log %s)", name, p.rec.PID, logPath)
 	return p, nil
+}
+
+// proc returns the running child called name.
+func (e *Env) proc(name string) (*process, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p, ok := e.procs[name]
+	return p, ok
 }
 
 // exited reports whether a child we started has died, with its log tail, so
@@ -131,7 +144,7 @@ func (p *process) exited() error {
 
 // stopProcess stops one of our children and forgets its PID file.
 func (e *Env) stopProcess(name string) error {
-	p, ok := e.procs[name]
+	p, ok := e.proc(name)
 	if !ok {
 		return nil
 	}
@@ -141,7 +154,9 @@ func (e *Env) stopProcess(name string) error {
 	case <-p.done:
 	case <-time.After(5 * time.Second):
 	}
+	e.mu.Lock()
 	delete(e.procs, name)
+	e.mu.Unlock()
 	_ = os.Remove(pidFile(e.RunDir, name))
 	return err
 }
