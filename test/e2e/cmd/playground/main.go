@@ -116,9 +116,13 @@ Try:
   %[3]s apply -f examples/claims/...          # then watch: %[3]s get managed,composite -A
   %[3]s --kubeconfig %[4]s -n garden-<project> get shoots -o yaml
 
-No Gardener controller runs: write a Shoot's status yourself, e.g.
-  %[3]s --kubeconfig %[4]s -n garden-<project> patch shoot NAME --subresource=status --type=merge \
-    -p '{"status":{"lastOperation":{"type":"Create","state":"Succeeded","progress":100}}}'
+No Gardener controller runs: write a Shoot's status yourself. Gardener's schema
+requires uid (the Shoot's), technicalID, hibernated and gardener in a status, e.g.
+  %[3]s --kubeconfig %[4]s -n garden-<project> patch shoot NAME --subresource=status --type=merge -p \
+    '{"status":{"uid":"<metadata.uid>","technicalID":"shoot--p--n","hibernated":false,
+      "gardener":{"id":"local","name":"local","version":"v1.149.3"},
+      "lastOperation":{"type":"Create","state":"Succeeded","progress":100,"description":"done",
+                       "lastUpdateTime":"2026-01-01T00:00:00Z"}}}'
 
 Stop everything:  playground down --run-dir %[1]s
 `, run, s.CrossplaneKubeconfig, s.Kubectl, s.GardenKubeconfig, s.FunctionName, s.FunctionAddress, s.FunctionTLSDir, s.ProviderConfigName, s.LogDir)
