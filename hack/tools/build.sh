@@ -90,7 +90,9 @@ build_one() {
 
 	local tmp
 	tmp=$(mktemp -d "$tools_root/.tmp-$tool-$VERSION.XXXXXX")
-	trap 'rm -rf "$tmp"' EXIT INT TERM
+	local heartbeat=""
+	trap 'rm -rf "$tmp"; [[ -z $heartbeat ]] || kill "$heartbeat" 2>/dev/null' EXIT
+	trap 'exit 130' INT TERM
 	chmod 755 "$tmp" # mktemp makes it 0700; the final dir is an ordinary one
 
 	log "building $tool $VERSION (packages: $PACKAGES)"
@@ -102,16 +104,39 @@ build_one() {
 		((${#pkgs[@]} == 1)) || die "$tool: BINARY_NAME needs exactly one package"
 		target=$tmp/$BINARY_NAME
 	fi
+	# go build is silent for up to a quarter of an hour; say that it is alive
+	# so that CI logs (and people) do not take it for a hang.
+	(
+		m=0
+		while sleep 60 && kill -0 $$ 2>/dev/null; do # ends with this script, even after SIGKILL
+			m=$((m + 1))
+			log "still building $tool $VERSION ($m min)"
+		done
+	) &
+	heartbeat=$!
+
 	# GOWORK=off: a go.work in the clone must not pull the wrapper into it.
 	# GOFLAGS keeps the caller's (e.g. -p=2) but forbids touching go.mod/go.sum
 	# so that what is built is exactly what is committed.
 	# One `go build` for all packages of a tool so they share compilation.
-	(
-		cd "$src"
-		export GOWORK=off GOTOOLCHAIN=${GOTOOLCHAIN:-local} CGO_ENABLED=${CGO_ENABLED:-0}
-		export GOFLAGS="${GOFLAGS:-} -mod=readonly"
-		go build -trimpath -ldflags "$LDFLAGS" -o "$target" "${pkgs[@]}"
-	) >&2 || die "go build of $tool failed"
+	# Up to three attempts: on an empty module cache a download can fail
+	# transiently; a real compile error fails again within seconds (cached).
+	local attempt
+	for attempt in 1 2 3; do
+		if (
+			cd "$src"
+			export GOWORK=off GOTOOLCHAIN=${GOTOOLCHAIN:-local} CGO_ENABLED=${CGO_ENABLED:-0}
+			export GOFLAGS="${GOFLAGS:-} -mod=readonly"
+			go build -trimpath -ldflags "$LDFLAGS" -o "$target" "${pkgs[@]}"
+		) >&2; then
+			break
+		fi
+		((attempt < 3)) || die "go build of $tool failed (3 attempts)"
+		log "go build of $tool failed (attempt $attempt); retrying in 10s"
+		sleep 10
+	done
+	kill "$heartbeat" 2>/dev/null || true
+	heartbeat=""
 
 	# ASSETS: "dest=module:relative/dir ..." copies a directory of a module
 	# (e.g. CRDs shipped in the module zip) next to the binaries.
