@@ -7,9 +7,11 @@ import (
 	"strings"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/SovereignCloudStack/scs-kaas/model"
+	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
 // Gardener's name limits.
@@ -109,6 +111,11 @@ func validateUpdate(req *model.Request, observed *gardencorev1beta1.Shoot) field
 	sp := field.NewPath("spec")
 	env := req.Environment
 
+	if pc := observedProviderConfig(req); pc != "" && !local(env) && pc != env.Gardener.GardenCluster {
+		errs = append(errs, field.Forbidden(field.NewPath("data", "gardener", "gardenCluster"), fmt.Sprintf(
+			"the Shoot is managed through ProviderConfig %s but environment %s (EnvironmentConfig %s) now names %s: that would create the cluster again in another garden; restore gardenCluster",
+			pc, env.Name, env.ConfigName, env.Gardener.GardenCluster)))
+	}
 	if observed.Namespace != namespace(env) {
 		errs = append(errs, field.Forbidden(field.NewPath("data", "gardener", "project"), fmt.Sprintf(
 			"the Shoot lives in garden namespace %s but environment %s (EnvironmentConfig %s) now names namespace %s: that would create a second cluster; restore the project",
@@ -142,6 +149,16 @@ func validateUpdate(req *model.Request, observed *gardencorev1beta1.Shoot) field
 		}
 	}
 	return errs
+}
+
+// observedProviderConfig is the ProviderConfig of the observed Object around the Shoot.
+func observedProviderConfig(req *model.Request) string {
+	res, ok := req.Observed[ResourceShoot]
+	if !ok || res.Object == nil || !providerkubernetes.IsObject(res.Object) {
+		return ""
+	}
+	name, _, _ := unstructured.NestedString(res.Object.Object, "spec", "providerConfigRef", "name")
+	return name
 }
 
 // immutable refuses a change of a field that Gardener keeps from the start. An empty
