@@ -24,7 +24,7 @@ import (
 	gardenerbackend "github.com/SovereignCloudStack/scs-kaas/model/gardener"
 )
 
-const root = "../.."
+const rootDir = "../.."
 
 var scheme = runtime.NewScheme()
 
@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 // TestGoldenShootsPassGardenerValidation checks the Shoots in the function's golden
 // responses, which render the examples under examples/render.
 func TestGoldenShootsPassGardenerValidation(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(root, "functions/function-scs-kaas/testdata/golden/gardener-*.yaml"))
+	files, err := filepath.Glob(filepath.Join(rootDir, "functions/function-scs-kaas/testdata/golden/gardener-*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden responses found: %v", err)
 	}
@@ -62,7 +62,7 @@ func TestGoldenShootsPassGardenerValidation(t *testing.T) {
 // TestClaimExamplesPassGardenerValidation renders every Gardener claim under
 // examples/claims through the model layer and validates the Shoots.
 func TestClaimExamplesPassGardenerValidation(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(root, "examples/claims/gardener-*.yaml"))
+	files, err := filepath.Glob(filepath.Join(rootDir, "examples/claims/gardener-*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no Gardener claim examples found: %v", err)
 	}
@@ -80,8 +80,8 @@ func TestClaimExamplesPassGardenerValidation(t *testing.T) {
 // its patch version and machine images) and checks that Gardener accepts the result as an
 // update of it, for the same spec, a pool scaled, and a one-minor upgrade.
 func TestReRenderIsAValidUpdate(t *testing.T) {
-	claim := readObjects(t, filepath.Join(root, "examples/claims/gardener-production.yaml"))[0]
-	observed := readObjects(t, filepath.Join(root, "examples/render/gardener/observed-ready.yaml"))[0]
+	claim := readObjects(t, filepath.Join(rootDir, "examples/claims/gardener-production.yaml"))[0]
+	observed := readObjects(t, filepath.Join(rootDir, "examples/render/gardener/observed-ready.yaml"))[0]
 	existing := &unstructured.Unstructured{Object: observed["status"].(map[string]any)["atProvider"].(map[string]any)["manifest"].(map[string]any)}
 	existing.SetName("shop-x7k2p")
 
@@ -150,7 +150,7 @@ func renderClaim(t *testing.T, claim map[string]any, observedObject map[string]a
 	xr.Name = claim["metadata"].(map[string]any)["name"].(string) + "-x7k2p"
 
 	var envs []*unstructured.Unstructured
-	for _, e := range readObjects(t, filepath.Join(root, "examples/environments/gardener-regionone.yaml")) {
+	for _, e := range readObjects(t, filepath.Join(rootDir, "examples/environments/gardener-regionone.yaml")) {
 		envs = append(envs, &unstructured.Unstructured{Object: e})
 	}
 	in := model.Input{Cluster: xr, Required: map[string][]*unstructured.Unstructured{model.EnvironmentsRequirement: envs}}
