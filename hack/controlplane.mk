@@ -18,12 +18,11 @@ E2E_DIR := $(HACK_DIR)/../test/e2e
 
 .PHONY: playground-bin playground-up playground-down playground-status controlplane-smoke shoot-crd shoot-crd-test
 
-playground-bin:
+playground-bin: ## Build the playground command into _output/bin.
 	@mkdir -p $(dir $(PLAYGROUND_BIN))
 	cd $(E2E_DIR) && go build -o $(PLAYGROUND_BIN) ./cmd/playground
 
-## Start etcd, kube-apiserver (x2), Crossplane, provider-kubernetes and the function.
-playground-up: tools-controlplane playground-bin
+playground-up: tools-controlplane playground-bin ## Start etcd, kube-apiserver (x2), Crossplane, provider-kubernetes and the function.
 	$(PLAYGROUND_BIN) up --run-dir=$(PLAYGROUND_RUN_DIR) \
 		$(if $(PLAYGROUND_FUNCTION),--function-binary=$(PLAYGROUND_FUNCTION)) \
 		--function-name=$(PLAYGROUND_FUNCTION_NAME) \
@@ -31,21 +30,17 @@ playground-up: tools-controlplane playground-bin
 		$(if $(PLAYGROUND_PROJECTS),--project=$(PLAYGROUND_PROJECTS)) \
 		$(PLAYGROUND_ARGS)
 
-## Stop exactly what playground-up started (by the PID files in the run dir).
-playground-down: playground-bin
+playground-down: playground-bin ## Stop exactly what playground-up started (by the PID files in the run dir).
 	$(PLAYGROUND_BIN) down --run-dir=$(PLAYGROUND_RUN_DIR)
 
-playground-status: playground-bin
+playground-status: playground-bin ## Show what the playground runs.
 	@$(PLAYGROUND_BIN) status --run-dir=$(PLAYGROUND_RUN_DIR)
 
-## The control plane's own end-to-end smoke test (stand-in function, tiny XRD).
-controlplane-smoke: tools-controlplane
+controlplane-smoke: tools-controlplane ## The control plane's own end-to-end smoke test (stand-in function, tiny XRD).
 	cd $(E2E_DIR) && SCS_KAAS_E2E=1 go test -count=1 -timeout=30m -v -run 'TestControlPlaneSmoke|TestStopRun' ./controlplane/
 
-## Regenerate hack/shootcrd/crds/core.gardener.cloud_shoots.yaml from Gardener's types.
-shoot-crd:
+shoot-crd: ## Regenerate hack/shootcrd/crds/core.gardener.cloud_shoots.yaml from Gardener's types.
 	cd $(HACK_DIR)/shootcrd && go run . -o crds/core.gardener.cloud_shoots.yaml
 
-## Check the Shoot CRD against Gardener's published OpenAPI (../shared/crds) and for staleness.
-shoot-crd-test:
+shoot-crd-test: ## Check the Shoot CRD against Gardener's published OpenAPI (../shared/crds) and for staleness.
 	cd $(HACK_DIR)/shootcrd && go test -count=1 ./...

@@ -1,6 +1,6 @@
 # Pinned third-party tools (see hack/tools/README.md). Included from the
 # top-level Makefile. Directories are computed without building (cheap);
-# targets that run a tool depend on tools-<name> (or tools), which builds it
+# targets that run a tool depend on tools-<name> (or tools-all), which builds it
 # into the cache on first use and is a no-op afterwards.
 
 HACK_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
@@ -37,18 +37,18 @@ CROSSPLANE_CLI := $(SCS_KAAS_TOOL_CROSSPLANE_CLI)/crossplane-cli
 PROVIDER_KUBERNETES := $(SCS_KAAS_TOOL_PROVIDER_KUBERNETES)/provider-kubernetes
 PROVIDER_KUBERNETES_CRDS := $(SCS_KAAS_TOOL_PROVIDER_KUBERNETES)/crds
 
-.PHONY: tools tools-list tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-controlplane
+.PHONY: tools-all tools-list tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-controlplane
 
-## Build every pinned tool (first run ~25 min on 2 cores, then a no-op).
-tools:
+# Build every pinned tool (first run 25-45 min on 2 cores, then a no-op). Named
+# tools-all so that it does not clash with a top-level `tools` target.
+tools-all: ## Build every pinned tool into the cache.
 	@$(TOOLS_BUILD) all >/dev/null
 
-tools-list:
+tools-list: ## List the pinned tools.
 	@$(TOOLS_BUILD) --list
 
 tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes:
 	@$(TOOLS_BUILD) $(patsubst tools-%,%,$@) >/dev/null
 
-## What the local control plane needs (not the CLI).
-tools-controlplane:
+tools-controlplane: ## What the local control plane needs (not the CLI).
 	@$(TOOLS_BUILD) kubernetes etcd crossplane provider-kubernetes >/dev/null
