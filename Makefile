@@ -19,7 +19,7 @@ FUNCTION := $(BIN)/function-scs-kaas
 
 # Go modules of this repository. The root module is the product; the others hold tools and
 # tests whose dependencies must not reach the product.
-MODULES := . hack/xrdgen hack/shootcrd test/gardener
+MODULES := . hack/xrdgen hack/shootcrd test/gardener test/e2e
 
 XRD := apis/xrd/xscsclusters.kaas.scs.community.yaml
 
@@ -37,10 +37,6 @@ build: ## Build the function binary into _output/bin.
 generate: ## Regenerate the XRD from the Go types in apis/.
 	cd hack/xrdgen && go build -o $(BIN)/xrdgen .
 	$(BIN)/xrdgen $(XRD)
-
-.PHONY: tools
-tools: ## Build every pinned tool into the cache (done on demand by other targets).
-	hack/tools/build.sh all >/dev/null
 
 ##@ Check
 
@@ -69,6 +65,9 @@ test-render: ## Render tests through the real crossplane CLI (builds the CLI and
 .PHONY: render
 render: ## Render every example with the crossplane CLI, validate offline, print the native objects.
 	hack/render.sh render
+
+include hack/tools.mk
+include hack/controlplane.mk
 
 .PHONY: clean
 clean: ## Remove _output (the tool cache stays).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the render pipeline (hack/render) with the tools it needs, building them on first use:
 # the crossplane CLI and core from the tool cache, the function binary, the Shoot CRD
-# generated from Gardener's types, and provider-kubernetes' CRDs from its Go module.
+# generated from Gardener's types (hack/shootcrd) and provider-kubernetes' CRDs.
 #
 #   hack/render.sh          render every example, validate, print (make render)
 #   hack/render.sh test     the render tests (make test-render)
@@ -12,10 +12,10 @@ out=$PWD/_output
 cli=$(hack/tools/build.sh crossplane-cli)/crossplane-cli
 core=$(hack/tools/build.sh crossplane)/crossplane
 go build -trimpath -o "$out/bin/function-scs-kaas" ./functions/function-scs-kaas
-(cd hack/shootcrd && go run . -o "$out/crds/core.gardener.cloud_shoots.yaml")
-pk=$(go mod download -json github.com/crossplane-contrib/provider-kubernetes@v1.3.1 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
-[[ -d $pk/package/crds ]] || { echo "render: provider-kubernetes CRDs not found in the module cache" >&2; exit 1; }
-schemas=$PWD/apis/xrd,$out/crds/core.gardener.cloud_shoots.yaml,$pk/package/crds
+# provider-kubernetes' CRDs straight from its module: no need to build the provider here.
+pk=$(cd hack/tools/provider-kubernetes && go mod download -json github.com/crossplane-contrib/provider-kubernetes | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')/package/crds
+[[ -d $pk ]] || { echo "render: provider-kubernetes CRDs not found ($pk)" >&2; exit 1; }
+schemas=$PWD/apis/xrd,$PWD/hack/shootcrd/crds,$pk
 
 case ${1:-render} in
 render)

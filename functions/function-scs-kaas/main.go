@@ -17,7 +17,7 @@ type CLI struct {
 
 	Network            string `default:"tcp"                                                                                      help:"Network on which to listen for gRPC connections."`
 	Address            string `default:":9443"                                                                                    help:"Address at which to listen for gRPC connections."`
-	TLSCertsDir        string `env:"TLS_SERVER_CERTS_DIR"                                                                         help:"Directory containing server certs (tls.key, tls.crt) and the CA used to verify client certificates (ca.crt)."`
+	TLSServerCertsDir  string `env:"TLS_SERVER_CERTS_DIR"                                                                         help:"Directory containing server certs (tls.key, tls.crt) and the CA used to verify client certificates (ca.crt)."`
 	Insecure           bool   `help:"Run without mTLS credentials. If you supply this flag --tls-server-certs-dir will be ignored."`
 	MaxRecvMessageSize int    `default:"4"                                                                                        help:"Maximum size of received messages in MB."`
 	MetricsAddress     string `default:":8080"                                                                                    help:"Address of the Prometheus metrics endpoint; empty turns it off."`
@@ -31,7 +31,7 @@ func (c *CLI) Run() error {
 	}
 	return function.Serve(NewFunction(log),
 		function.Listen(c.Network, c.Address),
-		function.MTLSCertificates(c.TLSCertsDir),
+		function.MTLSCertificates(c.TLSServerCertsDir),
 		function.Insecure(c.Insecure),
 		function.MaxRecvMessageSize(c.MaxRecvMessageSize*1024*1024),
 		function.WithMetricsServer(c.MetricsAddress))
