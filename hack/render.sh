@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the render pipeline (hack/render) with the tools it needs, building them on first use:
 # the crossplane CLI and core from the tool cache, the function binary, the Shoot CRD
-# generated from Gardener's types (hack/shootcrd) and provider-kubernetes' CRDs.
+# generated from Gardener's types (hack/shootcrd), provider-kubernetes' and Cluster API's CRDs.
 #
 #   hack/render.sh          render every example, validate, print (make render)
 #   hack/render.sh test     the render tests (make test-render)
@@ -15,7 +15,10 @@ go build -trimpath -o "$out/bin/function-scs-kaas" ./functions/function-scs-kaas
 # provider-kubernetes' CRDs straight from its module: no need to build the provider here.
 pk=$(cd hack/tools/provider-kubernetes && go mod download -json github.com/crossplane-contrib/provider-kubernetes | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')/package/crds
 [[ -d $pk ]] || { echo "render: provider-kubernetes CRDs not found ($pk)" >&2; exit 1; }
-schemas=$PWD/apis/xrd,$PWD/hack/shootcrd/crds,$pk
+# Cluster API's own Cluster CRD, with its CEL rules, from the module that publishes it.
+capi=$(go mod download -json sigs.k8s.io/cluster-api@v1.14.2 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')/core/config/crd/bases/cluster.x-k8s.io_clusters.yaml
+[[ -f $capi ]] || { echo "render: Cluster API's Cluster CRD not found ($capi)" >&2; exit 1; }
+schemas=$PWD/apis/xrd,$PWD/hack/shootcrd/crds,$pk,$capi
 
 case ${1:-render} in
 render)

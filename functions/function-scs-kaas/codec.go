@@ -20,6 +20,13 @@ func decodeInput(req *fnv1.RunFunctionRequest, opts model.Options) (model.Input,
 	if xr == nil {
 		return in, fmt.Errorf("the request has no observed composite resource")
 	}
+	// Composed resources that publish connection details write them where Crossplane keeps
+	// the composite's own connection secret (the Composition's
+	// writeConnectionSecretsToNamespace).
+	ref := xr.GetFields()["spec"].GetStructValue().GetFields()["writeConnectionSecretToRef"].GetStructValue()
+	if ns := ref.GetFields()["namespace"].GetStringValue(); ns != "" {
+		in.Options.ConnectionSecretNamespace = ns
+	}
 	in.Cluster = &kaasv1alpha1.XSCSCluster{}
 	if err := json.Unmarshal(structJSON(xr), in.Cluster); err != nil {
 		return in, fmt.Errorf("cannot decode the observed composite resource as %s: %w", kaasv1alpha1.CompositeKind, err)

@@ -15,6 +15,7 @@ import (
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
+	"github.com/SovereignCloudStack/scs-kaas/model/clusterstack"
 	"github.com/SovereignCloudStack/scs-kaas/model/gardener"
 )
 
@@ -40,9 +41,17 @@ type Function struct {
 	options  model.Options
 }
 
+// defaultConnectionSecretNamespace is where composed resources write connection secrets
+// when the composite resource names no namespace for its own: Crossplane's namespace.
+const defaultConnectionSecretNamespace = "crossplane-system"
+
 // NewFunction returns the function with every backend this build supports.
 func NewFunction(log logging.Logger) *Function {
-	return &Function{log: log, backends: model.NewRegistry(gardener.New())}
+	return &Function{
+		log:      log,
+		backends: model.NewRegistry(gardener.New(), clusterstack.New()),
+		options:  model.Options{ConnectionSecretNamespace: defaultConnectionSecretNamespace},
+	}
 }
 
 // RunFunction translates one composite resource. Every error ends in a Fatal result and

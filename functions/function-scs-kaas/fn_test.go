@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"os"
 	"path/filepath"
@@ -103,7 +105,7 @@ func TestRunFunction(t *testing.T) {
 		"UnknownBackend": {
 			req: withPreviousStep(requestFor(t, xr, []map[string]any{edit(env, func(m map[string]any) { m["data"].(map[string]any)["backend"] = "openshift" })})),
 			want: refused("InvalidEnvironment",
-				`environment "gardener-regionone" (EnvironmentConfig gardener-regionone): unknown backend "openshift": supported backends are gardener`),
+				`environment "gardener-regionone" (EnvironmentConfig gardener-regionone): unknown backend "openshift": supported backends are clusterstack, gardener`),
 		},
 		"InvalidSpec": {
 			req: withPreviousStep(requestFor(t, edit(xr, func(m map[string]any) {
@@ -154,10 +156,23 @@ func TestRunFunction(t *testing.T) {
 func TestRunFunctionGolden(t *testing.T) {
 	xr := readObject(t, exampleXR)
 	envs := readObjects(t, exampleEnvironment)
+	allEnvs := readDir(t, exampleEnvironments)
+	capi := readObject(t, exampleCAPIXR)
+	releases := readObjects(t, exampleCAPIReleases)
+	kubeconfig := readObjects(t, exampleCAPIKubeconfig)
+	capiRequest := func(secret []map[string]any, observed ...map[string]any) *fnv1.RunFunctionRequest {
+		req := withRequired(t, requestFor(t, capi, allEnvs, observed...), "clusterstack-releases", releases)
+		return withRequired(t, req, "clusterstack-kubeconfig", secret)
+	}
 	cases := map[string]*fnv1.RunFunctionRequest{
-		"gardener-create":         requestFor(t, xr, envs),
-		"gardener-ready":          requestFor(t, xr, envs, readObject(t, exampleObservedReady)),
-		"gardener-quota-exceeded": requestFor(t, xr, envs, readObject(t, exampleObservedQuota)),
+		"gardener-create":          requestFor(t, xr, envs),
+		"gardener-ready":           requestFor(t, xr, envs, readObject(t, exampleObservedReady)),
+		"gardener-quota-exceeded":  requestFor(t, xr, envs, readObject(t, exampleObservedQuota)),
+		"clusterstack-create":      capiRequest(nil),
+		"clusterstack-ready":       capiRequest(kubeconfig, readObject(t, exampleCAPIObservedReady)),
+		"clusterstack-unavailable": capiRequest(nil, readObject(t, exampleCAPIObservedFailed)),
+		// The releases are fetched only once the environment is known.
+		"clusterstack-asks-for-releases": requestFor(t, capi, allEnvs),
 	}
 	for name, req := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -236,8 +251,18 @@ func TestRunFunctionTTL(t *testing.T) {
 	}
 }
 
+// responseYAML renders a response for a golden file. Connection details are replaced by
+// their SHA-256, so that golden files and test output never hold credentials while a
+// changed kubeconfig still changes the file.
 func responseYAML(t *testing.T, rsp *fnv1.RunFunctionResponse) []byte {
 	t.Helper()
+	rsp = proto.Clone(rsp).(*fnv1.RunFunctionResponse)
+	if c := rsp.GetDesired().GetComposite(); c != nil {
+		for k, v := range c.ConnectionDetails {
+			sum := sha256.Sum256(v)
+			c.ConnectionDetails[k] = []byte("sha256:" + hex.EncodeToString(sum[:]))
+		}
+	}
 	j, err := protojson.Marshal(rsp)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -15,10 +16,42 @@ import (
 // The examples are the test fixtures: what users copy must work.
 const (
 	exampleEnvironment   = "../../examples/environments/gardener-regionone.yaml"
+	exampleEnvironments  = "../../examples/environments"
 	exampleXR            = "../../examples/render/gardener/xr.yaml"
 	exampleObservedReady = "../../examples/render/gardener/observed-ready.yaml"
 	exampleObservedQuota = "../../examples/render/gardener/observed-quota-exceeded.yaml"
+
+	exampleCAPIXR             = "../../examples/render/clusterstack/xr.yaml"
+	exampleCAPIReleases       = "../../examples/render/clusterstack/required/releases.yaml"
+	exampleCAPIKubeconfig     = "../../examples/render/clusterstack/required-ready/kubeconfig.yaml"
+	exampleCAPIObservedReady  = "../../examples/render/clusterstack/observed-ready.yaml"
+	exampleCAPIObservedFailed = "../../examples/render/clusterstack/observed-unavailable.yaml"
 )
+
+// readDir reads every YAML document of every file in a directory.
+func readDir(t testing.TB, dir string) []map[string]any {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no YAML files in %s: %v", dir, err)
+	}
+	var out []map[string]any
+	for _, f := range files {
+		out = append(out, readObjects(t, f)...)
+	}
+	return out
+}
+
+// withRequired adds what a backend's requirements fetched, as Crossplane would.
+func withRequired(t testing.TB, req *fnv1.RunFunctionRequest, name string, objs []map[string]any) *fnv1.RunFunctionRequest {
+	t.Helper()
+	items := make([]*fnv1.Resource, 0, len(objs))
+	for _, o := range objs {
+		items = append(items, &fnv1.Resource{Resource: mustStruct(t, o)})
+	}
+	req.RequiredResources[name] = &fnv1.Resources{Items: items}
+	return req
+}
 
 // readObjects reads every YAML document of a file.
 func readObjects(t testing.TB, path string) []map[string]any {

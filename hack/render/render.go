@@ -47,10 +47,14 @@ type Scenario struct {
 	Observed string // empty: nothing exists yet
 	// Environments is a file or directory of EnvironmentConfigs; empty: none at all.
 	Environments string
+	// Required are further files or directories of required resources (the backend's own
+	// requirements, such as ClusterStackReleases).
+	Required []string
 }
 
 // Scenarios lists examples/render/<backend>/xr.yaml, once without observed resources and
-// once with each observed-*.yaml next to it.
+// once with each observed-<name>.yaml next to it. The directory required/ holds required
+// resources for every scenario of the backend, required-<name>/ those of one scenario.
 func Scenarios(root string) ([]Scenario, error) {
 	dirs, err := filepath.Glob(filepath.Join(root, scenariosDir, "*", "xr.yaml"))
 	if err != nil {
@@ -62,7 +66,11 @@ func Scenarios(root string) ([]Scenario, error) {
 		dir := filepath.Dir(xr)
 		base := filepath.Base(dir)
 		envs := filepath.Join(root, environmentsDir)
-		out = append(out, Scenario{Name: base, XR: xr, Environments: envs})
+		var common []string
+		if _, err := os.Stat(filepath.Join(dir, "required")); err == nil {
+			common = append(common, filepath.Join(dir, "required"))
+		}
+		out = append(out, Scenario{Name: base, XR: xr, Environments: envs, Required: common})
 		observed, err := filepath.Glob(filepath.Join(dir, "observed-*.yaml"))
 		if err != nil {
 			return nil, err
@@ -70,7 +78,11 @@ func Scenarios(root string) ([]Scenario, error) {
 		sort.Strings(observed)
 		for _, o := range observed {
 			name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(o), "observed-"), ".yaml")
-			out = append(out, Scenario{Name: base + "/" + name, XR: xr, Observed: o, Environments: envs})
+			required := append([]string(nil), common...)
+			if _, err := os.Stat(filepath.Join(dir, "required-"+name)); err == nil {
+				required = append(required, filepath.Join(dir, "required-"+name))
+			}
+			out = append(out, Scenario{Name: base + "/" + name, XR: xr, Observed: o, Environments: envs, Required: required})
 		}
 	}
 	if len(out) == 0 {
@@ -139,6 +151,9 @@ func (r *Renderer) Render(ctx context.Context, s Scenario) (*Rendered, error) {
 		"--include-function-results", "--include-full-xr", "--timeout=2m"}
 	if s.Environments != "" {
 		args = append(args, "--required-resources="+s.Environments)
+	}
+	for _, r := range s.Required {
+		args = append(args, "--required-resources="+r)
 	}
 	if s.Observed != "" {
 		args = append(args, "--observed-resources="+s.Observed)

@@ -152,3 +152,31 @@ func TestRenderWithoutEnvironmentFails(t *testing.T) {
 		t.Errorf("a composed resource was rendered:\n%s", re.Output)
 	}
 }
+
+// TestRenderClusterStackReady: an available Cluster and the kubeconfig Secret Cluster API
+// wrote make the XR Ready, with the endpoint in its status.
+func TestRenderClusterStackReady(t *testing.T) {
+	r, scenarios := startRenderer(t)
+	rendered, err := r.Render(context.Background(), scenario(t, scenarios, "clusterstack/ready"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, conds := composite(t, rendered)
+	if conds["Ready"]["status"] != "True" || status["phase"] != "Ready" || status["apiServerURL"] != "https://203.0.113.10:6443" {
+		t.Errorf("want a Ready XR with its API server, got phase %v, Ready %v, apiServerURL %v", status["phase"], conds["Ready"], status["apiServerURL"])
+	}
+	var cluster map[string]any
+	for _, o := range rendered.Objects {
+		if o["kind"] == "Cluster" {
+			cluster = o
+		}
+	}
+	if cluster == nil {
+		t.Fatal("no Cluster rendered")
+	}
+	topology := cluster["spec"].(map[string]any)["topology"].(map[string]any)
+	// The example environment updates patches: the newest ready 1.34 release.
+	if topology["version"] != "v1.34.7" || topology["classRef"].(map[string]any)["name"] != "openstack-scs2-1-34-v3" {
+		t.Errorf("topology = %v", topology)
+	}
+}

@@ -11,6 +11,8 @@
 package v1alpha1
 
 import (
+	"encoding/json"
+
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
@@ -47,6 +49,11 @@ type Environment struct {
 	// Gardener configures the gardener backend.
 	// +optional
 	Gardener *Gardener `json:"gardener,omitempty"`
+
+	// ClusterStack configures the clusterstack backend (Cluster API with SCS Cluster
+	// Stacks).
+	// +optional
+	ClusterStack *ClusterStack `json:"clusterStack,omitempty"`
 }
 
 // Catalog lists what an environment offers.
@@ -122,3 +129,56 @@ type MachineImage struct {
 	// +optional
 	Version string `json:"version,omitempty"`
 }
+
+// ClusterStack describes a Cluster API management cluster with the SCS Cluster Stack
+// operator, and the stack clusters are built from.
+type ClusterStack struct {
+	// ManagementCluster is where Cluster objects go: the name of a provider-kubernetes
+	// ProviderConfig (kubernetes.crossplane.io) for the management cluster, or "local" when
+	// Crossplane runs in the management cluster itself.
+	ManagementCluster string `json:"managementCluster"`
+
+	// Namespace of the Clusters, their ClusterClasses and ClusterStackReleases.
+	Namespace string `json:"namespace"`
+
+	// Provider and Stack name the Cluster Stack, such as openstack and scs2. ClusterClass
+	// names are <provider>-<stack>-<major>-<minor>-<stack version>.
+	Provider string `json:"provider"`
+	Stack    string `json:"stack"`
+
+	// StackVersion pins the stack version, such as v2. Omitted: the newest ready release
+	// of the Kubernetes minor.
+	// +optional
+	StackVersion string `json:"stackVersion,omitempty"`
+
+	// VariableNames maps portable fields to the topology variable names of this stack
+	// generation (scs uses snake_case such as worker_flavor, scs2 camelCase such as
+	// workerFlavor). A portable field without a variable name is not honoured, and a
+	// cluster that sets it gets a warning. Keys: workerFlavor, workerRootDisk, nodeCIDR,
+	// controlPlaneAvailabilityZones.
+	// +optional
+	VariableNames map[string]string `json:"variableNames,omitempty"`
+
+	// Variables are set on every Cluster as they are, by the stack's own names, for
+	// example networkExternalID, controlPlaneFlavor or identityRef.
+	// +optional
+	Variables map[string]json.RawMessage `json:"variables,omitempty"`
+
+	// ClusterLabels go on every Cluster, for example the label that makes the Cluster
+	// Stack operator inject cloud credentials (managed-secret: clouds-yaml).
+	// +optional
+	ClusterLabels map[string]string `json:"clusterLabels,omitempty"`
+
+	// TaintPropagation says the management cluster runs Cluster API with the
+	// MachineTaintPropagation feature gate, so node pool taints reach the nodes.
+	// +optional
+	TaintPropagation bool `json:"taintPropagation,omitempty"`
+}
+
+// Portable fields a Cluster Stack maps to topology variables (keys of VariableNames).
+const (
+	VariableWorkerFlavor                  = "workerFlavor"
+	VariableWorkerRootDisk                = "workerRootDisk"
+	VariableNodeCIDR                      = "nodeCIDR"
+	VariableControlPlaneAvailabilityZones = "controlPlaneAvailabilityZones"
+)

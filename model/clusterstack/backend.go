@@ -1,0 +1,148 @@
+// Package clusterstack is the Cluster API backend of the model layer for SCS Cluster
+// Stacks: it renders a Cluster API Cluster (cluster.x-k8s.io/v1beta2) with a ClusterClass
+// topology that the Cluster Stack operator provides, and reads the Cluster's status back.
+//
+// The Cluster Stack operator publishes one ClusterStackRelease per stack release; its name
+// is the ClusterClass name (<provider>-<stack>-<major>-<minor>-<stack version>) and its
+// status the exact Kubernetes patch the class demands. The backend reads those releases
+// (Requirements) to pick the class and version, so a claim can say "1.34".
+//
+// The management cluster is either the cluster Crossplane runs in ("local") or another one
+// reached through a provider-kubernetes ProviderConfig. Locally the releases and the
+// kubeconfig Secret are read as Crossplane required resources and the Cluster is composed
+// directly. Remotely the Cluster is wrapped in a provider-kubernetes Object, the releases
+// are observed through an ObservedObjectCollection, and the kubeconfig Secret through an
+// observe-only Object that publishes it as a connection detail.
+package clusterstack
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
+	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
+)
+
+// Resource and requirement names. Each starts with the backend's type.
+const (
+	// ResourceCluster is the Cluster (or the Object that wraps it).
+	ResourceCluster = "clusterstack-cluster"
+	// ResourceReleases is the ObservedObjectCollection of a remote management cluster's
+	// ClusterStackReleases.
+	ResourceReleases = "clusterstack-releases"
+	// ResourceKubeconfig is the observe-only Object of a remote cluster's kubeconfig Secret.
+	ResourceKubeconfig = "clusterstack-kubeconfig"
+
+	// RequirementReleases are the ClusterStackReleases (locally) or the Objects observing
+	// them (remotely).
+	RequirementReleases = "clusterstack-releases"
+	// RequirementKubeconfig is the kubeconfig Secret of a local Cluster.
+	RequirementKubeconfig = "clusterstack-kubeconfig"
+)
+
+// APIs the backend renders and reads.
+const (
+	clusterAPIVersion = "cluster.x-k8s.io/v1beta2"
+	clusterKind       = "Cluster"
+
+	releaseAPIVersion = "clusterstack.x-k8s.io/v1alpha1"
+	releaseKind       = "ClusterStackRelease"
+
+	collectionAPIVersion = "kubernetes.crossplane.io/v1alpha1"
+	collectionKind       = "ObservedObjectCollection"
+	// collectionMembershipLabel is the label provider-kubernetes puts on the Objects of an
+	// ObservedObjectCollection.
+	collectionMembershipLabel = "kubernetes.crossplane.io/owned-by-collection"
+
+	// LabelCluster names the composite resource a native object belongs to.
+	LabelCluster = "kaas.scs.community/cluster"
+)
+
+// Backend renders Cluster API Clusters of SCS Cluster Stacks.
+type Backend struct{}
+
+var _ model.Backend = Backend{}
+
+// New returns the Cluster Stacks backend.
+func New() Backend { return Backend{} }
+
+// Type is clusterstack.
+func (Backend) Type() kaasv1alpha1.BackendType { return kaasv1alpha1.BackendClusterStack }
+
+// knownVariables are the portable fields that can be mapped to topology variables.
+var knownVariables = []string{
+	envv1alpha1.VariableWorkerFlavor, envv1alpha1.VariableWorkerRootDisk,
+	envv1alpha1.VariableNodeCIDR, envv1alpha1.VariableControlPlaneAvailabilityZones,
+}
+
+// ValidateEnvironment checks data.clusterStack.
+func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
+	p := field.NewPath("data", "clusterStack")
+	cs := env.ClusterStack
+	if cs == nil {
+		return field.ErrorList{field.Required(p, "an environment with backend clusterstack needs a clusterStack section")}
+	}
+	var errs field.ErrorList
+	required := []struct{ name, value, what string }{
+		{"managementCluster", cs.ManagementCluster, `a provider-kubernetes ProviderConfig name for the management cluster, or "local"`},
+		{"namespace", cs.Namespace, "the namespace of Clusters, ClusterClasses and ClusterStackReleases"},
+		{"provider", cs.Provider, "the Cluster Stack provider, such as openstack"},
+		{"stack", cs.Stack, "the Cluster Stack name, such as scs2"},
+	}
+	for _, r := range required {
+		if r.value == "" {
+			errs = append(errs, field.Required(p.Child(r.name), r.what))
+		}
+	}
+	for _, n := range []struct{ name, value string }{{"provider", cs.Provider}, {"stack", cs.Stack}} {
+		if n.value != "" && (len(validation.IsDNS1123Label(n.value)) > 0 || strings.Contains(n.value, "-")) {
+			errs = append(errs, field.Invalid(p.Child(n.name), n.value, "must be a lower-case name without dashes: it is part of ClusterClass names"))
+		}
+	}
+	for k := range cs.VariableNames {
+		if !slices.Contains(knownVariables, k) {
+			errs = append(errs, field.NotSupported(p.Child("variableNames").Key(k), k, knownVariables))
+		}
+	}
+	return errs
+}
+
+// Requirements are the ClusterStackReleases, and the kubeconfig Secret of a local Cluster.
+func (Backend) Requirements(req *model.Request) map[string]model.Selector {
+	cs := req.Environment.ClusterStack
+	if local(req.Environment) {
+		return map[string]model.Selector{
+			RequirementReleases:   {APIVersion: releaseAPIVersion, Kind: releaseKind, Namespace: cs.Namespace, MatchLabels: map[string]string{}},
+			RequirementKubeconfig: {APIVersion: "v1", Kind: "Secret", Namespace: cs.Namespace, MatchName: kubeconfigSecretName(req.Cluster.Name)},
+		}
+	}
+	return map[string]model.Selector{
+		RequirementReleases: {APIVersion: providerkubernetes.APIVersion, Kind: providerkubernetes.Kind,
+			MatchLabels: map[string]string{collectionMembershipLabel: collectionName(req.Cluster.Name)}},
+	}
+}
+
+func local(env *model.Environment) bool {
+	return env.ClusterStack.ManagementCluster == envv1alpha1.LocalCluster
+}
+
+// Names derived from the composite resource's name, which never changes.
+func objectName(cluster string) string           { return cluster + "-cluster" }
+func collectionName(cluster string) string       { return cluster + "-releases" }
+func kubeconfigObjectName(cluster string) string { return cluster + "-kubeconfig" }
+
+// kubeconfigSecretName is the Secret Cluster API writes for a Cluster.
+func kubeconfigSecretName(cluster string) string { return cluster + "-kubeconfig" }
+
+func ptrTo[T any](v T) *T { return &v }
+
+// className is the ClusterClass of a stack release for a Kubernetes minor.
+func className(cs *envv1alpha1.ClusterStack, v model.Version, stackVersion string) string {
+	return fmt.Sprintf("%s-%s-%d-%d-%s", cs.Provider, cs.Stack, v.Major, v.Minor, stackVersion)
+}

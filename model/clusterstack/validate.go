@@ -1,0 +1,75 @@
+package clusterstack
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/SovereignCloudStack/scs-kaas/model"
+	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
+)
+
+// Validate checks what the Cluster Stack operator and Cluster API restrict: a Kubernetes
+// version with a ready release, no change of provider or stack, and no move of an existing
+// Cluster to another namespace or management cluster.
+func (Backend) Validate(req *model.Request) field.ErrorList {
+	var errs field.ErrorList
+	name := req.Cluster.Name
+	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, "a Cluster API Cluster name must be a DNS label: "+strings.Join(msgs, "; ")))
+	}
+	observed, err := observedCluster(req)
+	if err != nil {
+		// Observe reports observed state it cannot read.
+		return errs
+	}
+	if _, _, err := resolvedRelease(req); err != nil {
+		errs = append(errs, field.Invalid(field.NewPath("spec", "kubernetes", "version"), req.Cluster.Spec.Kubernetes.Version, err.Error()))
+	}
+	if observed == nil {
+		return errs
+	}
+	cs := req.Environment.ClusterStack
+	env := req.Environment
+	if class := observed.Spec.Topology.ClassRef.Name; !strings.HasPrefix(class, cs.Provider+"-"+cs.Stack+"-") {
+		errs = append(errs, field.Forbidden(field.NewPath("data", "clusterStack", "stack"), fmt.Sprintf(
+			"the Cluster runs ClusterClass %s, but environment %s (EnvironmentConfig %s) now names Cluster Stack %s/%s; the Cluster Stack operator forbids changing the provider or stack of a Cluster",
+			class, env.Name, env.ConfigName, cs.Provider, cs.Stack)))
+	}
+	if observed.Namespace != cs.Namespace {
+		errs = append(errs, field.Forbidden(field.NewPath("data", "clusterStack", "namespace"), fmt.Sprintf(
+			"the Cluster lives in namespace %s, but environment %s (EnvironmentConfig %s) now names %s: that would create a second cluster",
+			observed.Namespace, env.Name, env.ConfigName, cs.Namespace)))
+	}
+	if pc := observedProviderConfig(req); pc != "" && pc != cs.ManagementCluster {
+		errs = append(errs, field.Forbidden(field.NewPath("data", "clusterStack", "managementCluster"), fmt.Sprintf(
+			"the Cluster is managed through ProviderConfig %s, but environment %s (EnvironmentConfig %s) now names %s: that would create a second cluster",
+			pc, env.Name, env.ConfigName, cs.ManagementCluster)))
+	}
+	sp := field.NewPath("spec", "network")
+	n := observed.Spec.ClusterNetwork
+	errs = append(errs, immutableCIDR(sp.Child("podCIDR"), req.Cluster.Spec.Network.PodCIDR, n.Pods.CIDRBlocks)...)
+	errs = append(errs, immutableCIDR(sp.Child("serviceCIDR"), req.Cluster.Spec.Network.ServiceCIDR, n.Services.CIDRBlocks)...)
+	return errs
+}
+
+func immutableCIDR(p *field.Path, desired string, observed []string) field.ErrorList {
+	if len(observed) == 0 || desired == "" || (len(observed) == 1 && observed[0] == desired) {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(p, fmt.Sprintf(
+		"the Cluster's network is %s; Cluster API cannot change it on an existing cluster (the spec asks for %s)", strings.Join(observed, ", "), desired))}
+}
+
+// observedProviderConfig is the ProviderConfig of the observed Object around the Cluster.
+func observedProviderConfig(req *model.Request) string {
+	res, ok := req.Observed[ResourceCluster]
+	if !ok || res.Object == nil || !providerkubernetes.IsObject(res.Object) {
+		return ""
+	}
+	name, _, _ := unstructured.NestedString(res.Object.Object, "spec", "providerConfigRef", "name")
+	return name
+}
