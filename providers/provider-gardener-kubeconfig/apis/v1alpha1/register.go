@@ -27,11 +27,11 @@ var (
 
 // Kind names and GroupVersionKinds, as crossplane-runtime's reconcilers want them.
 var (
-	ProviderConfigKind                  = reflect.TypeFor[ProviderConfig]().Name()
-	ProviderConfigGroupKind             = schema.GroupKind{Group: Group, Kind: ProviderConfigKind}.String()
-	ProviderConfigGroupVersionKind      = SchemeGroupVersion.WithKind(ProviderConfigKind)
-	ProviderConfigUsageKind             = reflect.TypeFor[ProviderConfigUsage]().Name()
-	ProviderConfigUsageGroupVersionKind = SchemeGroupVersion.WithKind(ProviderConfigUsageKind)
+	ProviderConfigKind                      = reflect.TypeFor[ProviderConfig]().Name()
+	ProviderConfigGroupKind                 = schema.GroupKind{Group: Group, Kind: ProviderConfigKind}.String()
+	ProviderConfigGroupVersionKind          = SchemeGroupVersion.WithKind(ProviderConfigKind)
+	ProviderConfigUsageKind                 = reflect.TypeFor[ProviderConfigUsage]().Name()
+	ProviderConfigUsageGroupVersionKind     = SchemeGroupVersion.WithKind(ProviderConfigUsageKind)
 	ProviderConfigUsageListGroupVersionKind = SchemeGroupVersion.WithKind(ProviderConfigUsageKind + "List")
 
 	AdminKubeconfigKind             = reflect.TypeFor[AdminKubeconfig]().Name()
