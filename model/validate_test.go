@@ -257,3 +257,48 @@ func TestParseVersion(t *testing.T) {
 		})
 	}
 }
+
+func TestPoolZoneName(t *testing.T) {
+	cases := map[string]struct{ pool, zone, want string }{
+		"PoolAndZone": {"general", "az1", "general-az1"},
+		"UpperCase":   {"general", "AZ-1", "general-az-1"},
+		"NoZone":      {"general", "", "general"},
+		// printf eu_de_1a | sha256sum begins with these eight hex digits.
+		"NotADNSLabel": {"general", "eu_de_1a", "general-z6418408e"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := PoolZoneName(tc.pool, tc.zone); got != tc.want {
+				t.Errorf("PoolZoneName(%q, %q) = %q, want %q", tc.pool, tc.zone, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestZoneShare(t *testing.T) {
+	cases := map[string]struct {
+		n     int32
+		zones int
+		want  []int32
+	}{
+		"Even":      {n: 6, zones: 3, want: []int32{2, 2, 2}},
+		"Remainder": {n: 4, zones: 3, want: []int32{2, 1, 1}},
+		"Fewer":     {n: 1, zones: 3, want: []int32{1, 0, 0}},
+		"OneZone":   {n: 5, zones: 1, want: []int32{5}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var sum int32
+			for i, w := range tc.want {
+				got := ZoneShare(tc.n, tc.zones, i)
+				sum += got
+				if got != w {
+					t.Errorf("zone %d gets %d, want %d", i, got, w)
+				}
+			}
+			if sum != tc.n {
+				t.Errorf("the shares add up to %d, not %d", sum, tc.n)
+			}
+		})
+	}
+}

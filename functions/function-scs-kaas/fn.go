@@ -17,6 +17,7 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/model/clusterstack"
 	"github.com/SovereignCloudStack/scs-kaas/model/gardener"
+	"github.com/SovereignCloudStack/scs-kaas/model/magnum"
 )
 
 // Response TTLs. Under realtime compositions Crossplane reconciles the composite resource
@@ -49,7 +50,7 @@ const defaultConnectionSecretNamespace = "crossplane-system"
 func NewFunction(log logging.Logger) *Function {
 	return &Function{
 		log:      log,
-		backends: model.NewRegistry(gardener.New(), clusterstack.New()),
+		backends: model.NewRegistry(gardener.New(), clusterstack.New(), magnum.New()),
 		options:  model.Options{ConnectionSecretNamespace: defaultConnectionSecretNamespace},
 	}
 }

@@ -105,7 +105,7 @@ func TestRunFunction(t *testing.T) {
 		"UnknownBackend": {
 			req: withPreviousStep(requestFor(t, xr, []map[string]any{edit(env, func(m map[string]any) { m["data"].(map[string]any)["backend"] = "openshift" })})),
 			want: refused("InvalidEnvironment",
-				`environment "gardener-regionone" (EnvironmentConfig gardener-regionone): unknown backend "openshift": supported backends are clusterstack, gardener`),
+				`environment "gardener-regionone" (EnvironmentConfig gardener-regionone): unknown backend "openshift": supported backends are clusterstack, gardener, magnum`),
 		},
 		"InvalidSpec": {
 			req: withPreviousStep(requestFor(t, edit(xr, func(m map[string]any) {
@@ -130,6 +130,15 @@ func TestRunFunction(t *testing.T) {
 				"status":   map[string]any{"atProvider": map[string]any{"manifest": "garbage"}},
 			})),
 			want: refused("ObservedStateUnreadable", `Object shop-x7k2p-shoot: status.atProvider.manifest is a string, not an object`),
+		},
+		// A ForceNew change on Magnum: refused, and the existing ClusterV1 stays desired
+		// as it was (nothing of ours is in the response, so nothing is changed).
+		"MagnumForceNewChange": {
+			req: withPreviousStep(requestFor(t, edit(readObject(t, exampleMagnumXR), func(m map[string]any) {
+				spec(m)["nodePools"].([]any)[0].(map[string]any)["machineType"] = "SCS-8V-32"
+			}), readDir(t, exampleEnvironments), readObject(t, exampleMagnumObservedCreated))),
+			want: refused("InvalidSpec",
+				`XSCSCluster "shop-4h7tw" is invalid (1 problem): spec.nodePools[0].machineType: Forbidden: Magnum cannot change flavor of the Magnum cluster in place ("SCS-4V-8", now "SCS-8V-32"): it would need a new cluster or node group, so nothing was changed; revert the change or create a new cluster`),
 		},
 		"NotAnXSCSCluster": {
 			req:  withPreviousStep(requestFor(t, map[string]any{"apiVersion": "example.org/v1", "kind": "XDatabase", "metadata": map[string]any{"name": "db"}}, envs)),
@@ -164,6 +173,12 @@ func TestRunFunctionGolden(t *testing.T) {
 		req := withRequired(t, requestFor(t, capi, allEnvs, observed...), "clusterstack-releases", releases)
 		return withRequired(t, req, "clusterstack-kubeconfig", secret)
 	}
+	magnumXR := readObject(t, exampleMagnumXR)
+	magnumReady := requestFor(t, magnumXR, allEnvs, readObjects(t, exampleMagnumObservedReady)...)
+	// provider-openstack publishes the kubeconfig as a connection detail of the ClusterV1.
+	magnumReady.Observed.Resources["magnum-cluster"].ConnectionDetails = map[string][]byte{
+		"attribute.kubeconfig.raw_config": []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: shop\n  cluster: {server: \"https://198.51.100.20:6443\"}\n"),
+	}
 	cases := map[string]*fnv1.RunFunctionRequest{
 		"gardener-create":          requestFor(t, xr, envs),
 		"gardener-ready":           requestFor(t, xr, envs, readObject(t, exampleObservedReady)),
@@ -173,6 +188,11 @@ func TestRunFunctionGolden(t *testing.T) {
 		"clusterstack-unavailable": capiRequest(nil, readObject(t, exampleCAPIObservedFailed)),
 		// The releases are fetched only once the environment is known.
 		"clusterstack-asks-for-releases": requestFor(t, capi, allEnvs),
+		"magnum-create":                  requestFor(t, magnumXR, allEnvs),
+		// The cluster id is known: the second pool becomes a NodegroupV1.
+		"magnum-cluster-created": requestFor(t, magnumXR, allEnvs, readObject(t, exampleMagnumObservedCreated)),
+		"magnum-ready":           magnumReady,
+		"magnum-quota-exceeded":  requestFor(t, magnumXR, allEnvs, readObject(t, exampleMagnumObservedQuota)),
 	}
 	for name, req := range cases {
 		t.Run(name, func(t *testing.T) {

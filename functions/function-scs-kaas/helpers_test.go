@@ -26,6 +26,11 @@ const (
 	exampleCAPIKubeconfig     = "../../examples/render/clusterstack/required-ready/kubeconfig.yaml"
 	exampleCAPIObservedReady  = "../../examples/render/clusterstack/observed-ready.yaml"
 	exampleCAPIObservedFailed = "../../examples/render/clusterstack/observed-unavailable.yaml"
+
+	exampleMagnumXR              = "../../examples/render/magnum/xr.yaml"
+	exampleMagnumObservedCreated = "../../examples/render/magnum/observed-cluster-created.yaml"
+	exampleMagnumObservedReady   = "../../examples/render/magnum/observed-ready.yaml"
+	exampleMagnumObservedQuota   = "../../examples/render/magnum/observed-quota-exceeded.yaml"
 )
 
 // readDir reads every YAML document of every file in a directory.

@@ -1,8 +1,6 @@
 package clusterstack
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -10,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
@@ -140,18 +137,18 @@ func machineDeployments(p *kaasv1alpha1.NodePool, cs *envv1alpha1.ClusterStack) 
 	for i, z := range zones {
 		md := clusterv1.MachineDeploymentTopology{
 			Class:         workerClass,
-			Name:          machineDeploymentName(p.Name, z),
+			Name:          model.PoolZoneName(p.Name, z),
 			FailureDomain: z,
 			Metadata:      clusterv1.ObjectMeta{Labels: labels},
 			Taints:        taints,
 			Variables:     clusterv1.MachineDeploymentVariables{Overrides: overrides.list()},
 		}
 		if p.Count != nil {
-			md.Replicas = ptrTo(share(*p.Count, len(zones), i))
+			md.Replicas = ptrTo(model.ZoneShare(*p.Count, len(zones), i))
 		} else {
 			md.Metadata.Annotations = map[string]string{
-				annotationAutoscalerMin: fmt.Sprint(share(p.Autoscaling.Min, len(zones), i)),
-				annotationAutoscalerMax: fmt.Sprint(share(p.Autoscaling.Max, len(zones), i)),
+				annotationAutoscalerMin: fmt.Sprint(model.ZoneShare(p.Autoscaling.Min, len(zones), i)),
+				annotationAutoscalerMax: fmt.Sprint(model.ZoneShare(p.Autoscaling.Max, len(zones), i)),
 			}
 		}
 		if p.MaxSurge != nil || p.MaxUnavailable != nil {
@@ -163,26 +160,6 @@ func machineDeployments(p *kaasv1alpha1.NodePool, cs *envv1alpha1.ClusterStack) 
 		out = append(out, md)
 	}
 	return out, unsupported, nil
-}
-
-// share is zone i's part of n spread over zones.
-func share(n int32, zones, i int) int32 {
-	s := n / int32(zones)
-	if int32(i) < n%int32(zones) {
-		s++
-	}
-	return s
-}
-
-// machineDeploymentName is <pool>-<zone>, stable for the life of the pool and zone. Zones
-// that do not fit a DNS label are replaced by a short hash.
-func machineDeploymentName(pool, zone string) string {
-	name := pool + "-" + strings.ToLower(zone)
-	if len(validation.IsDNS1123Label(name)) == 0 {
-		return name
-	}
-	sum := sha256.Sum256([]byte(zone))
-	return pool + "-z" + hex.EncodeToString(sum[:])[:8]
 }
 
 // nodeLabels keeps labels that reach nodes and moves the others under

@@ -249,31 +249,6 @@ func TestChooseRelease(t *testing.T) {
 	}
 }
 
-func TestMachineDeploymentNames(t *testing.T) {
-	cases := map[string]struct{ pool, zone, want string }{
-		"PoolAndZone":  {"general", "az1", "general-az1"},
-		"UpperCase":    {"general", "AZ-1", "general-az-1"},
-		"NotADNSLabel": {"general", "eu_de_1a", "general-z" + "b4a43d7b"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := machineDeploymentName(tc.pool, tc.zone)
-			if name == "NotADNSLabel" {
-				if !strings.HasPrefix(got, "general-z") || len(got) != len("general-z")+8 {
-					t.Errorf("name = %q, want general-z<8 hex>", got)
-				}
-				if again := machineDeploymentName(tc.pool, tc.zone); again != got {
-					t.Errorf("not stable: %q then %q", got, again)
-				}
-				return
-			}
-			if got != tc.want {
-				t.Errorf("name = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestKubeconfigConnectionDetailsFromALocalSecret(t *testing.T) {
 	c := existingCluster()
 	c.Status.Conditions = append(c.Status.Conditions, availableTrue())

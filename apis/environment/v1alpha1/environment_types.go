@@ -54,6 +54,11 @@ type Environment struct {
 	// Stacks).
 	// +optional
 	ClusterStack *ClusterStack `json:"clusterStack,omitempty"`
+
+	// Magnum configures the magnum backend (OpenStack Magnum through Crossplane
+	// provider-openstack).
+	// +optional
+	Magnum *Magnum `json:"magnum,omitempty"`
 }
 
 // Catalog lists what an environment offers.
@@ -182,3 +187,80 @@ const (
 	VariableNodeCIDR                      = "nodeCIDR"
 	VariableControlPlaneAvailabilityZones = "controlPlaneAvailabilityZones"
 )
+
+// Magnum describes an OpenStack cloud with Magnum, reached through Crossplane
+// provider-openstack.
+type Magnum struct {
+	// Scope selects the provider-openstack kinds: Cluster (containerinfra.openstack.crossplane.io,
+	// cluster-scoped, the default) or Namespaced (containerinfra.openstack.m.crossplane.io,
+	// Crossplane v2 style), which then live in Namespace.
+	// +optional
+	Scope MagnumScope `json:"scope,omitempty"`
+
+	// Namespace of the managed resources when Scope is Namespaced.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
+	// ProviderConfigName is the provider-openstack ProviderConfig with the credentials.
+	ProviderConfigName string `json:"providerConfigName"`
+
+	// ProviderConfigKind is ProviderConfig or ClusterProviderConfig; Namespaced scope only.
+	// +optional
+	ProviderConfigKind string `json:"providerConfigKind,omitempty"`
+
+	// Templates map Kubernetes minors to cluster templates. The template fixes the exact
+	// version (its kube_tag label) and the network driver.
+	Templates []MagnumTemplate `json:"templates"`
+
+	// Keypair is the Nova keypair put on the nodes.
+	// +optional
+	Keypair string `json:"keypair,omitempty"`
+
+	// MasterFlavor is the flavor of control plane nodes. Omitted: the template's.
+	// +optional
+	MasterFlavor string `json:"masterFlavor,omitempty"`
+
+	// FloatingIPEnabled gives every node a floating IP. Omitted: the template's choice.
+	// +optional
+	FloatingIPEnabled *bool `json:"floatingIPEnabled,omitempty"`
+
+	// MasterLBEnabled puts a load balancer in front of a single control plane node too;
+	// highly available control planes always get one.
+	// +optional
+	MasterLBEnabled bool `json:"masterLBEnabled,omitempty"`
+
+	// FixedNetwork and FixedSubnet attach clusters to an existing network. Omitted: Magnum
+	// creates one.
+	// +optional
+	FixedNetwork string `json:"fixedNetwork,omitempty"`
+	// +optional
+	FixedSubnet string `json:"fixedSubnet,omitempty"`
+
+	// Labels are Magnum labels every cluster gets, such as the cloud provider or ingress
+	// controller settings.
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// MagnumScope selects cluster-scoped or namespaced provider-openstack kinds.
+type MagnumScope string
+
+// Scopes of provider-openstack's kinds.
+const (
+	MagnumScopeCluster    MagnumScope = "Cluster"
+	MagnumScopeNamespaced MagnumScope = "Namespaced"
+)
+
+// MagnumTemplate is a cluster template for one Kubernetes minor.
+type MagnumTemplate struct {
+	// KubernetesVersion is the minor, such as "1.34".
+	KubernetesVersion string `json:"kubernetesVersion"`
+	// ID of the cluster template.
+	ID string `json:"id"`
+	// KubeTag is the exact version the template runs (its kube_tag label), such as v1.34.7.
+	// +optional
+	KubeTag string `json:"kubeTag,omitempty"`
+	// NetworkDriver is the template's CNI, such as calico or cilium.
+	// +optional
+	NetworkDriver string `json:"networkDriver,omitempty"`
+}

@@ -1,0 +1,156 @@
+// Package magnum is the OpenStack Magnum backend of the model layer: it renders
+// provider-openstack managed resources, a ClusterV1 for the cluster and its first node pool
+// and one NodegroupV1 per further node pool and zone, and reads their status back.
+//
+// Nearly every ClusterV1 field is ForceNew in the underlying Terraform provider: Magnum
+// cannot change it in place. provider-openstack (upjet) refuses such a change with an error
+// rather than replacing the cluster, but the error comes late and is cryptic. The backend
+// compares what it would render with what the managed resources say was applied, and refuses
+// a ForceNew change itself, before anything is touched, naming the portable field. The same
+// holds for NodegroupV1 fields that Magnum cannot change.
+//
+// A NodegroupV1 needs the Magnum id of its cluster, which exists only once the ClusterV1 is
+// created: node groups are rendered on a later reconcile, and until then their pool reports
+// why it is pending.
+package magnum
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
+)
+
+// Resource names. Each starts with the backend's type.
+const (
+	// ResourceCluster is the ClusterV1.
+	ResourceCluster = "magnum-cluster"
+	// resourceNodegroupPrefix prefixes the NodegroupV1 of a pool and zone.
+	resourceNodegroupPrefix = "magnum-nodegroup-"
+)
+
+// provider-openstack facts the rendering depends on.
+const (
+	groupCluster    = "containerinfra.openstack.crossplane.io"
+	groupNamespaced = "containerinfra.openstack.m.crossplane.io"
+	version         = "v1alpha1"
+	kindCluster     = "ClusterV1"
+	kindNodegroup   = "NodegroupV1"
+
+	// ConnectionKeyKubeconfig is where provider-openstack publishes the cluster's
+	// kubeconfig: upjet names sensitive Terraform attributes attribute.<path>, and the
+	// Terraform resource's kubeconfig attribute is a map with raw_config.
+	ConnectionKeyKubeconfig = "attribute.kubeconfig.raw_config"
+
+	// AnnotationDefaultPool names the node pool that is the ClusterV1's default node group.
+	AnnotationDefaultPool = "kaas.scs.community/default-node-pool"
+	// LabelCluster names the composite resource a native object belongs to.
+	LabelCluster = "kaas.scs.community/cluster"
+)
+
+// Magnum labels the backend sets.
+const (
+	labelAutoscaling       = "auto_scaling_enabled"
+	labelMinNodes          = "min_node_count"
+	labelMaxNodes          = "max_node_count"
+	labelAvailabilityZone  = "availability_zone"
+	labelCalicoPool        = "calico_ipv4pool"
+	labelServiceClusterIPs = "service_cluster_ip_range"
+)
+
+// Backend renders Magnum clusters through provider-openstack.
+type Backend struct{}
+
+var _ model.Backend = Backend{}
+
+// New returns the Magnum backend.
+func New() Backend { return Backend{} }
+
+// Type is magnum.
+func (Backend) Type() kaasv1alpha1.BackendType { return kaasv1alpha1.BackendMagnum }
+
+// Requirements is empty: the managed resources carry everything the backend reads.
+func (Backend) Requirements(*model.Request) map[string]model.Selector { return nil }
+
+// ValidateEnvironment checks data.magnum.
+func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
+	p := field.NewPath("data", "magnum")
+	m := env.Magnum
+	if m == nil {
+		return field.ErrorList{field.Required(p, "an environment with backend magnum needs a magnum section")}
+	}
+	var errs field.ErrorList
+	if m.ProviderConfigName == "" {
+		errs = append(errs, field.Required(p.Child("providerConfigName"), "the provider-openstack ProviderConfig with the cloud credentials"))
+	}
+	switch m.Scope {
+	case "", envv1alpha1.MagnumScopeCluster:
+		if m.Namespace != "" || m.ProviderConfigKind != "" {
+			errs = append(errs, field.Forbidden(p.Child("namespace"), "namespace and providerConfigKind apply to scope Namespaced only"))
+		}
+	case envv1alpha1.MagnumScopeNamespaced:
+		if m.Namespace == "" {
+			errs = append(errs, field.Required(p.Child("namespace"), "namespaced managed resources need a namespace"))
+		}
+		if k := m.ProviderConfigKind; k != "" && k != "ProviderConfig" && k != "ClusterProviderConfig" {
+			errs = append(errs, field.NotSupported(p.Child("providerConfigKind"), k, []string{"ProviderConfig", "ClusterProviderConfig"}))
+		}
+	default:
+		errs = append(errs, field.NotSupported(p.Child("scope"), m.Scope, []string{string(envv1alpha1.MagnumScopeCluster), string(envv1alpha1.MagnumScopeNamespaced)}))
+	}
+	seen := map[string]bool{}
+	for i, t := range m.Templates {
+		tp := p.Child("templates").Index(i)
+		if v, err := model.ParseVersion(t.KubernetesVersion); err != nil || v.HasPatch() {
+			errs = append(errs, field.Invalid(tp.Child("kubernetesVersion"), t.KubernetesVersion, "must be a Kubernetes minor such as 1.34"))
+		}
+		if seen[t.KubernetesVersion] {
+			errs = append(errs, field.Duplicate(tp.Child("kubernetesVersion"), t.KubernetesVersion))
+		}
+		seen[t.KubernetesVersion] = true
+		if t.ID == "" {
+			errs = append(errs, field.Required(tp.Child("id"), "the cluster template's id"))
+		}
+	}
+	for i, v := range env.Catalog.KubernetesVersions {
+		if !seen[v] {
+			errs = append(errs, field.Required(field.NewPath("data", "catalog", "kubernetesVersions").Index(i),
+				fmt.Sprintf("minor %s is offered but data.magnum.templates has no cluster template for it", v)))
+		}
+	}
+	return errs
+}
+
+// template is the environment's cluster template for the spec's minor.
+func template(env *model.Environment, version string) (envv1alpha1.MagnumTemplate, bool) {
+	v, err := model.ParseVersion(version)
+	if err != nil {
+		return envv1alpha1.MagnumTemplate{}, false
+	}
+	i := slices.IndexFunc(env.Magnum.Templates, func(t envv1alpha1.MagnumTemplate) bool { return t.KubernetesVersion == v.MinorString() })
+	if i < 0 {
+		return envv1alpha1.MagnumTemplate{}, false
+	}
+	return env.Magnum.Templates[i], true
+}
+
+func namespaced(env *model.Environment) bool {
+	return env.Magnum.Scope == envv1alpha1.MagnumScopeNamespaced
+}
+
+func apiVersion(env *model.Environment) string {
+	if namespaced(env) {
+		return groupNamespaced + "/" + version
+	}
+	return groupCluster + "/" + version
+}
+
+// Names derived from the composite resource's name and the pools' names, which never
+// change for a pool's life.
+func clusterObjectName(cluster string) string { return cluster + "-cluster" }
+
+func ptrTo[T any](v T) *T { return &v }
