@@ -243,13 +243,9 @@ func observedWorker(observed *gardencorev1beta1.Shoot, name string) *gardencorev
 // Shoot always carries an empty status and a null creationTimestamp; neither belongs in a
 // desired object.
 func manifest(shoot *gardencorev1beta1.Shoot) (map[string]any, error) {
-	raw, err := json.Marshal(shoot)
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(shoot)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode Shoot %s: %w", shoot.Name, err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("cannot decode Shoot %s: %w", shoot.Name, err)
 	}
 	delete(m, "status")
 	if meta, ok := m["metadata"].(map[string]any); ok {
