@@ -1,0 +1,93 @@
+package adminkubeconfig
+
+import (
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/garden"
+	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/renewal"
+)
+
+// Options configure the AdminKubeconfig reconciler.
+type Options struct {
+	Logger   logging.Logger
+	Recorder event.Recorder
+	// PollInterval is the longest time between two looks at an up-to-date kubeconfig; the
+	// renewal time shortens it (see PollIntervalHook).
+	PollInterval time.Duration
+	// Clock is what the renewal arithmetic reads; nil means the real clock.
+	Clock clock.PassiveClock
+	// NewIssuer builds the garden client; nil means garden.NewClient.
+	NewIssuer NewIssuerFn
+	// ManagementPolicies enables spec.managementPolicies (crossplane-runtime's beta feature).
+	ManagementPolicies bool
+	// MetricRecorder records managed resource metrics; nil records none.
+	MetricRecorder managed.MetricRecorder
+	// UserAgent is sent to the garden.
+	UserAgent string
+}
+
+// NewReconciler returns the managed reconciler of AdminKubeconfigs, without a controller
+// around it: Setup adds that, tests drive it directly.
+func NewReconciler(mgr manager.Manager, o Options) *managed.Reconciler {
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.Logger == nil {
+		o.Logger = logging.NewNopLogger()
+	}
+	if o.NewIssuer == nil {
+		ua := o.UserAgent
+		o.NewIssuer = func(kc []byte) (Issuer, error) { return garden.NewClient(kc, ua) }
+	}
+	conn := &connector{
+		kube:      mgr.GetClient(),
+		usage:     resource.NewLegacyProviderConfigUsageTracker(mgr.GetClient(), &v1alpha1.ProviderConfigUsage{}),
+		newIssuer: o.NewIssuer,
+		clock:     o.Clock,
+		log:       o.Logger,
+	}
+	opts := []managed.ReconcilerOption{
+		managed.WithExternalConnector(conn),
+		managed.WithLogger(o.Logger),
+		managed.WithPollInterval(o.PollInterval),
+		managed.WithPollIntervalHook(PollIntervalHook(o.Clock)),
+		// The external name means nothing here (a kubeconfig has no name in the garden): skip
+		// the default initializer that would write it.
+		managed.WithInitializers(),
+		// Issuing twice is harmless (both kubeconfigs expire), so a Create that was
+		// interrupted before its outcome was recorded may simply be retried.
+		managed.WithDeterministicExternalName(true),
+	}
+	if o.Recorder != nil {
+		opts = append(opts, managed.WithRecorder(o.Recorder))
+	}
+	if o.MetricRecorder != nil {
+		opts = append(opts, managed.WithMetricRecorder(o.MetricRecorder))
+	}
+	if o.ManagementPolicies {
+		opts = append(opts, managed.WithManagementPolicies())
+	}
+	return managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.AdminKubeconfigGroupVersionKind), opts...)
+}
+
+// PollIntervalHook makes the reconciler come back at the renewal time when that is sooner
+// than the poll interval. crossplane-runtime calls it after every successful reconcile (an
+// up-to-date kubeconfig or a successful renewal); failed reconciles are requeued by the rate
+// limiter with exponential backoff instead.
+func PollIntervalHook(c clock.PassiveClock) managed.PollIntervalHook {
+	return func(mg resource.Managed, poll time.Duration) time.Duration {
+		cr, ok := mg.(*v1alpha1.AdminKubeconfig)
+		if !ok || cr.Status.AtProvider.RenewalTime == nil {
+			return poll
+		}
+		return renewal.RequeueAfter(c.Now(), cr.Status.AtProvider.RenewalTime.Time, poll)
+	}
+}
