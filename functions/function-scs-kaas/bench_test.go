@@ -18,7 +18,7 @@ func BenchmarkRunFunction(b *testing.B) {
 	envs := readObjects(b, exampleEnvironment)
 	cases := map[string]*fnv1.RunFunctionRequest{
 		"Create": requestFor(b, xr, envs),
-		"Ready":  requestFor(b, xr, envs, readObject(b, exampleObservedReady)),
+		"Ready":  gardenerReady(b),
 	}
 	fn := NewFunction(logging.NewNopLogger())
 	for name, req := range cases {
@@ -37,7 +37,7 @@ func BenchmarkRunFunction(b *testing.B) {
 // BenchmarkRunFunctionWire includes what gRPC adds in process: decoding the request from
 // bytes and encoding the response.
 func BenchmarkRunFunctionWire(b *testing.B) {
-	req := requestFor(b, readObject(b, exampleXR), readObjects(b, exampleEnvironment), readObject(b, exampleObservedReady))
+	req := gardenerReady(b)
 	raw, err := proto.Marshal(req)
 	if err != nil {
 		b.Fatal(err)

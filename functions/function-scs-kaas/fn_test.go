@@ -174,14 +174,10 @@ func TestRunFunctionGolden(t *testing.T) {
 		return withRequired(t, req, "clusterstack-kubeconfig", secret)
 	}
 	magnumXR := readObject(t, exampleMagnumXR)
-	magnumReady := requestFor(t, magnumXR, allEnvs, readObjects(t, exampleMagnumObservedReady)...)
-	// provider-openstack publishes the kubeconfig as a connection detail of the ClusterV1.
-	magnumReady.Observed.Resources["magnum-cluster"].ConnectionDetails = map[string][]byte{
-		"attribute.kubeconfig.raw_config": []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: shop\n  cluster: {server: \"https://198.51.100.20:6443\"}\n"),
-	}
+	magnumReady := withConnectionSecret(t, requestFor(t, magnumXR, allEnvs, readObjects(t, exampleMagnumObservedReady)...), "magnum-cluster", exampleMagnumSecret)
 	cases := map[string]*fnv1.RunFunctionRequest{
 		"gardener-create":          requestFor(t, xr, envs),
-		"gardener-ready":           requestFor(t, xr, envs, readObject(t, exampleObservedReady)),
+		"gardener-ready":           gardenerReady(t),
 		"gardener-quota-exceeded":  requestFor(t, xr, envs, readObject(t, exampleObservedQuota)),
 		"clusterstack-create":      capiRequest(nil),
 		"clusterstack-ready":       capiRequest(kubeconfig, readObject(t, exampleCAPIObservedReady)),
@@ -224,7 +220,7 @@ func TestRunFunctionGolden(t *testing.T) {
 // TestRunFunctionIsDeterministic: the same request gives the same bytes, every time, so
 // GitOps diffs and offline renders are stable.
 func TestRunFunctionIsDeterministic(t *testing.T) {
-	req := requestFor(t, readObject(t, exampleXR), readObjects(t, exampleEnvironment), readObject(t, exampleObservedReady))
+	req := gardenerReady(t)
 	fn := NewFunction(logging.NewNopLogger())
 	marshal := proto.MarshalOptions{Deterministic: true}
 	var first []byte
@@ -256,7 +252,7 @@ func TestRunFunctionTTL(t *testing.T) {
 		want time.Duration
 	}{
 		"Provisioning": {req: requestFor(t, xr, envs), want: ttlConverging},
-		"Ready":        {req: requestFor(t, xr, envs, readObject(t, exampleObservedReady)), want: ttlReady},
+		"Ready":        {req: gardenerReady(t), want: ttlReady},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -292,4 +288,10 @@ func responseYAML(t *testing.T, rsp *fnv1.RunFunctionResponse) []byte {
 		t.Fatal(err)
 	}
 	return y
+}
+
+// gardenerReady is the request for a healthy Shoot whose admin kubeconfig was issued.
+func gardenerReady(t testing.TB) *fnv1.RunFunctionRequest {
+	req := requestFor(t, readObject(t, exampleXR), readObjects(t, exampleEnvironment), readObjects(t, exampleObservedReady)...)
+	return withConnectionSecret(t, req, "gardener-kubeconfig", exampleKubeconfig)
 }

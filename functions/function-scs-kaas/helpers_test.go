@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ const (
 	exampleXR            = "../../examples/render/gardener/xr.yaml"
 	exampleObservedReady = "../../examples/render/gardener/observed-ready.yaml"
 	exampleObservedQuota = "../../examples/render/gardener/observed-quota-exceeded.yaml"
+	exampleKubeconfig    = "../../examples/render/gardener/required-ready/kubeconfig-secret.yaml"
 
 	exampleCAPIXR             = "../../examples/render/clusterstack/xr.yaml"
 	exampleCAPIReleases       = "../../examples/render/clusterstack/required/releases.yaml"
@@ -31,7 +33,29 @@ const (
 	exampleMagnumObservedCreated = "../../examples/render/magnum/observed-cluster-created.yaml"
 	exampleMagnumObservedReady   = "../../examples/render/magnum/observed-ready.yaml"
 	exampleMagnumObservedQuota   = "../../examples/render/magnum/observed-quota-exceeded.yaml"
+	exampleMagnumSecret          = "../../examples/render/magnum/required-ready/connection-secret.yaml"
 )
+
+// withConnectionSecret gives an observed composed resource the connection details of a
+// Secret, as Crossplane reads them from the resource's connection secret.
+func withConnectionSecret(t testing.TB, req *fnv1.RunFunctionRequest, resource, secretFile string) *fnv1.RunFunctionRequest {
+	t.Helper()
+	secret := readObject(t, secretFile)
+	details := map[string][]byte{}
+	for k, v := range secret["data"].(map[string]any) {
+		b, err := base64.StdEncoding.DecodeString(v.(string))
+		if err != nil {
+			t.Fatalf("%s: %s is not base64: %v", secretFile, k, err)
+		}
+		details[k] = b
+	}
+	r, ok := req.GetObserved().GetResources()[resource]
+	if !ok {
+		t.Fatalf("the request observes no %s", resource)
+	}
+	r.ConnectionDetails = details
+	return req
+}
 
 // readDir reads every YAML document of every file in a directory.
 func readDir(t testing.TB, dir string) []map[string]any {

@@ -122,8 +122,8 @@ func renderedShoot(t *testing.T, req *model.Request) (*gardencorev1beta1.Shoot, 
 	if err != nil {
 		t.Fatalf("Render: %v", err)
 	}
-	if len(r.Resources) != 1 || r.Resources[0].Name != ResourceShoot {
-		t.Fatalf("want one resource %s, got %+v", ResourceShoot, r.Resources)
+	if len(r.Resources) != 2 || r.Resources[0].Name != ResourceShoot || r.Resources[1].Name != ResourceKubeconfig {
+		t.Fatalf("want the resources %s and %s, got %+v", ResourceShoot, ResourceKubeconfig, r.Resources)
 	}
 	obj := r.Resources[0].Object
 	m := obj.Object
@@ -138,4 +138,27 @@ func renderedShoot(t *testing.T, req *model.Request) (*gardencorev1beta1.Shoot, 
 		t.Fatalf("the rendered manifest is not a valid Shoot: %v", err)
 	}
 	return s, obj
+}
+
+const testKubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- name: shoot--team1--shop-x7k2p
+  cluster: {server: "https://api.shop-x7k2p.team1.example", certificate-authority-data: Q0E=}
+contexts:
+- name: admin
+  context: {cluster: shoot--team1--shop-x7k2p, user: admin}
+current-context: admin
+users:
+- name: admin
+  user: {token: not-a-real-token}
+`
+
+// withKubeconfig adds the connection details provider-gardener-kubeconfig publishes.
+func withKubeconfig(req *model.Request) *model.Request {
+	req.Observed[ResourceKubeconfig] = model.ObservedResource{
+		Object:            adminKubeconfig(req, "garden-team1", req.Cluster.Name),
+		ConnectionDetails: map[string][]byte{"kubeconfig": []byte(testKubeconfig), "endpoint": []byte("https://api.shop-x7k2p.team1.example"), "ca.crt": []byte("CA")},
+	}
+	return req
 }

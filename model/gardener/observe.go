@@ -30,7 +30,11 @@ func (Backend) Observe(req *model.Request) (*model.Observation, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs := &model.Observation{ResourceReady: map[string]bool{ResourceShoot: false}}
+	details, err := kubeconfigDetails(req)
+	if err != nil {
+		return nil, err
+	}
+	obs := &model.Observation{ResourceReady: map[string]bool{ResourceShoot: false, ResourceKubeconfig: details != nil}}
 	if shoot == nil {
 		obs.Status.Phase = kaasv1alpha1.PhaseProvisioning
 		obs.Conditions = []model.Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: model.ConditionFalse,
@@ -39,7 +43,8 @@ func (Backend) Observe(req *model.Request) (*model.Observation, error) {
 	}
 
 	ready, cond := verdict(shoot)
-	obs.Ready = ready
+	// Ready for the claim means usable: healthy, and a kubeconfig delivered.
+	obs.Ready = ready && details != nil
 	obs.ResourceReady[ResourceShoot] = ready
 	obs.Conditions = []model.Condition{cond}
 	obs.Status = kaasv1alpha1.ClusterStatus{
@@ -50,7 +55,8 @@ func (Backend) Observe(req *model.Request) (*model.Observation, error) {
 		NodePools:    nodePools(shoot),
 		Hibernated:   shoot.Status.IsHibernated,
 	}
-	if url := obs.Status.APIServerURL; url != "" {
+	obs.ConnectionDetails = details
+	if url := obs.Status.APIServerURL; obs.ConnectionDetails == nil && url != "" {
 		obs.ConnectionDetails = map[string][]byte{model.ConnectionKeyEndpoint: []byte(url)}
 	}
 	return obs, nil

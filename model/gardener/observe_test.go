@@ -105,7 +105,7 @@ func TestObserve(t *testing.T) {
 				shoot = existingShoot()
 				tc.shoot(shoot)
 			}
-			obs, err := New().Observe(request(fullSpec(), environment(), shoot))
+			obs, err := New().Observe(withKubeconfig(request(fullSpec(), environment(), shoot)))
 			if err != nil {
 				t.Fatalf("Observe: %v", err)
 			}
@@ -129,8 +129,8 @@ func TestObserve(t *testing.T) {
 			if obs.Status.APIServerURL != tc.wantURL {
 				t.Errorf("apiServerURL = %q, want %q", obs.Status.APIServerURL, tc.wantURL)
 			}
-			if tc.wantURL != "" && string(obs.ConnectionDetails[model.ConnectionKeyEndpoint]) != tc.wantURL {
-				t.Errorf("connection detail endpoint = %q, want %q", obs.ConnectionDetails[model.ConnectionKeyEndpoint], tc.wantURL)
+			if tc.shoot != nil && string(obs.ConnectionDetails[model.ConnectionKeyKubeconfig]) != testKubeconfig {
+				t.Errorf("the kubeconfig provider-gardener-kubeconfig published is not passed on")
 			}
 		})
 	}
@@ -188,5 +188,25 @@ func TestUndecodableObservedState(t *testing.T) {
 				t.Error("Render: want an error")
 			}
 		})
+	}
+}
+
+// TestReadyNeedsTheKubeconfig: a healthy Shoot without its admin kubeconfig yet is not
+// ready for the claim, and the AdminKubeconfig is not ready either.
+func TestReadyNeedsTheKubeconfig(t *testing.T) {
+	shoot := existingShoot()
+	healthyStatus(shoot)
+	obs, err := New().Observe(request(fullSpec(), environment(), shoot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs.Ready || obs.ResourceReady[ResourceKubeconfig] || !obs.ResourceReady[ResourceShoot] {
+		t.Errorf("ready = %v, resources = %v; want the Shoot ready, the kubeconfig and the cluster not", obs.Ready, obs.ResourceReady)
+	}
+	if got := string(obs.ConnectionDetails[model.ConnectionKeyEndpoint]); got != "https://api.shop-x7k2p.team1.example" {
+		t.Errorf("endpoint = %q; the API server URL is delivered even before the kubeconfig", got)
+	}
+	if _, ok := obs.ConnectionDetails[model.ConnectionKeyKubeconfig]; ok {
+		t.Error("a kubeconfig appeared from nowhere")
 	}
 }

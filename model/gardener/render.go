@@ -51,7 +51,10 @@ func (Backend) Render(req *model.Request) (*model.Rendering, error) {
 		})
 	}
 	return &model.Rendering{
-		Resources: []model.Resource{{Name: ResourceShoot, Object: object}},
+		Resources: []model.Resource{
+			{Name: ResourceShoot, Object: object},
+			{Name: ResourceKubeconfig, Object: adminKubeconfig(req, shoot.Namespace, shoot.Name)},
+		},
 		NativeRef: &kaasv1alpha1.ObjectReference{APIVersion: shootAPIVersion, Kind: shootKind, Namespace: shoot.Namespace, Name: shoot.Name},
 	}, nil
 }

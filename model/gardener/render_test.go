@@ -233,3 +233,33 @@ func TestRenderIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderAdminKubeconfig(t *testing.T) {
+	env := environment()
+	env.Gardener.AdminKubeconfig = &envv1alpha1.GardenerAdminKubeconfig{ProviderConfigName: "garden-auth", ExpirationSeconds: ptrTo[int64](3600), RenewBefore: "20m"}
+	req := request(fullSpec(), env, nil)
+	req.Options.ConnectionSecretNamespace = "crossplane-system"
+	r, err := New().Render(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"apiVersion": "gardener.kaas.scs.community/v1alpha1",
+		"kind":       "AdminKubeconfig",
+		"metadata":   map[string]any{"name": "shop-x7k2p-kubeconfig", "labels": map[string]any{"kaas.scs.community/cluster": "shop-x7k2p"}},
+		"spec": map[string]any{
+			"forProvider":                map[string]any{"namespace": "garden-team1", "shootName": "shop-x7k2p", "expirationSeconds": int64(3600), "renewBefore": "20m"},
+			"providerConfigRef":          map[string]any{"name": "garden-auth"},
+			"writeConnectionSecretToRef": map[string]any{"name": "shop-x7k2p-kubeconfig", "namespace": "crossplane-system"},
+			"deletionPolicy":             "Delete",
+		},
+	}
+	if diff := cmp.Diff(want, r.Resources[1].Object.Object); diff != "" {
+		t.Errorf("AdminKubeconfig: -want, +got:\n%s", diff)
+	}
+	env.Gardener.AdminKubeconfig = nil
+	r, _ = New().Render(request(fullSpec(), env, nil))
+	if got := r.Resources[1].Object.Object["spec"].(map[string]any)["providerConfigRef"]; !cmp.Equal(got, map[string]any{"name": "garden"}) {
+		t.Errorf("default providerConfigRef = %v, want the garden cluster's name", got)
+	}
+}

@@ -126,6 +126,29 @@ type Gardener struct {
 	// MachineImage pins the node image. Omitted: Gardener picks the CloudProfile's default.
 	// +optional
 	MachineImage *MachineImage `json:"machineImage,omitempty"`
+
+	// AdminKubeconfig configures the short-lived admin kubeconfigs that
+	// provider-gardener-kubeconfig requests for every cluster (docs/kubeconfig.md).
+	// +optional
+	AdminKubeconfig *GardenerAdminKubeconfig `json:"adminKubeconfig,omitempty"`
+}
+
+// GardenerAdminKubeconfig configures the AdminKubeconfig composed for every Shoot.
+type GardenerAdminKubeconfig struct {
+	// ProviderConfigName is provider-gardener-kubeconfig's ProviderConfig for the garden
+	// cluster. Defaults to the name in gardenCluster.
+	// +optional
+	ProviderConfigName string `json:"providerConfigName,omitempty"`
+
+	// ExpirationSeconds is the lifetime of each kubeconfig; default 24 hours, and Gardener
+	// caps it at its configured maximum.
+	// +optional
+	ExpirationSeconds *int64 `json:"expirationSeconds,omitempty"`
+
+	// RenewBefore is how long before expiry a new kubeconfig is requested, such as "8h";
+	// default a third of the lifetime.
+	// +optional
+	RenewBefore string `json:"renewBefore,omitempty"`
 }
 
 // MachineImage names a machine image of the CloudProfile.
