@@ -65,6 +65,11 @@ func NewReconciler(mgr manager.Manager, o Options) *managed.Reconciler {
 		// Issuing twice is harmless (both kubeconfigs expire), so a Create that was
 		// interrupted before its outcome was recorded may simply be retried.
 		managed.WithDeterministicExternalName(true),
+		// The grace period protects against external APIs that do not show a resource right
+		// after creating it. Observe reads only the connection secret and the annotation, both
+		// written before Create returns and read without a cache, so there is nothing to wait
+		// for; waiting would only delay the deletion of a freshly created AdminKubeconfig.
+		managed.WithCreationGracePeriod(0),
 	}
 	if o.Recorder != nil {
 		opts = append(opts, managed.WithRecorder(o.Recorder))
