@@ -97,7 +97,7 @@ func NewCA(commonName string, now time.Time, validity time.Duration) (certPEM, k
 // u valid from now for validity. It returns the kubeconfig and the certificate's NotAfter,
 // which is the expirationTimestamp gardener-apiserver reports.
 func (i *Issuer) Kubeconfig(authName string, addrs []Address, caBundle []byte, u *User, now time.Time, validity time.Duration) ([]byte, time.Time, error) {
-	certPEM, keyPEM, notAfter, err := i.clientCert(u, now, validity)
+	certPEM, keyPEM, notAfter, err := i.ClientCertificate(u, now, validity)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -120,7 +120,9 @@ func (i *Issuer) Kubeconfig(authName string, addrs []Address, caBundle []byte, u
 	return kc, notAfter, err
 }
 
-func (i *Issuer) clientCert(u *User, now time.Time, validity time.Duration) (certPEM, keyPEM []byte, notAfter time.Time, err error) {
+// ClientCertificate signs a client certificate for u (CN the name, O the groups), valid from
+// now for validity, and returns certificate and key as PEM and the end of its validity.
+func (i *Issuer) ClientCertificate(u *User, now time.Time, validity time.Duration) (certPEM, keyPEM []byte, notAfter time.Time, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, time.Time{}, err
