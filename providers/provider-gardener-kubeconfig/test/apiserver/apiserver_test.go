@@ -245,7 +245,7 @@ func (w *world) setUpGarden() {
 	shoot := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
 		"metadata": map[string]any{"namespace": projectNS, "name": "dev"},
-		"spec": map[string]any{"kubernetes": map[string]any{"version": "1.34"}, "provider": map[string]any{"type": "openstack"}, "region": "RegionOne"},
+		"spec":     map[string]any{"kubernetes": map[string]any{"version": "1.34"}, "provider": map[string]any{"type": "openstack"}, "region": "RegionOne"},
 	}}
 	if err := w.kube.Create(ctx, shoot); err != nil {
 		w.t.Fatalf("creating the Shoot: %v", err)
