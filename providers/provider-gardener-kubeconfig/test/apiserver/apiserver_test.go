@@ -30,6 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
 
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis"
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis/v1alpha1"
@@ -75,6 +76,7 @@ func TestProviderAgainstARealAPIServer(t *testing.T) {
 
 	t.Run("the CRDs refuse what the provider cannot serve and fill in defaults", w.admission)
 	w.setUpGarden()
+	t.Run("the examples are accepted", w.examples)
 	w.startFakeGarden()
 	w.startProvider()
 
@@ -224,6 +226,27 @@ func (w *world) admission(t *testing.T) {
 	}
 	if err := w.kube.Delete(ctx, got); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// examples submits every object of examples/ in a server-side dry run.
+func (w *world) examples(t *testing.T) {
+	files, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(raw, &u.Object); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if err := w.kube.Create(context.Background(), u, client.DryRunAll); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
 }
 
