@@ -50,7 +50,7 @@ unit: ## Unit tests of the product module (fast, no tools needed).
 	go test ./...
 
 .PHONY: test
-test: lint test-modules test-render ## Every test: lint, unit, XRD, Shoot CRD, Gardener validation, render.
+test: lint test-modules test-render e2e ## Every test: lint, unit, XRD, Shoot CRD, Gardener validation, render, end-to-end.
 
 .PHONY: test-modules
 test-modules: ## Tests of every Go module (XRD freshness and admission rules, Gardener's validation).
@@ -68,6 +68,36 @@ render: ## Render every example with the crossplane CLI, validate offline, print
 
 include hack/tools.mk
 include hack/controlplane.mk
+
+##@ Playground and end-to-end tests (docs/e2e.md)
+
+# What the playground installs into the Crossplane cluster, and the claims make demo applies:
+# the Gardener ones, the backend whose whole chain runs here (the Cluster Stacks and Magnum
+# examples need CRDs the playground does not install yet).
+DEMO_MANIFESTS := apis/xrd,compositions,examples/environments,package/deletion-protection.yaml,providers/provider-gardener-kubeconfig/package/crds
+DEMO_CLAIMS := examples/claims/gardener-minimal.yaml,examples/claims/gardener-production.yaml
+E2E_TIMEOUT ?= 40m
+
+.PHONY: demo down simulate e2e
+
+demo: build tools-controlplane playground-bin ## Start the playground, apply the example claims, show what they became; runs until make down.
+	$(PLAYGROUND_BIN) demo --run-dir=$(PLAYGROUND_RUN_DIR) --function-binary=$(FUNCTION) \
+		--manifest=$(DEMO_MANIFESTS) --project=team1 --namespace=team1 --kubeconfig-provider \
+		--claims=$(DEMO_CLAIMS)
+
+down: playground-down ## Stop the playground: everything make demo started, nothing else.
+
+# make simulate CLAIM=dev STATE=healthy|progressing|quota-exceeded [NAMESPACE=team1]
+CLAIM ?= dev
+STATE ?= healthy
+NAMESPACE ?= team1
+simulate: playground-bin ## Play Gardener in the playground: write the status it would write on CLAIM's Shoot (STATE=healthy|progressing|quota-exceeded).
+	$(PLAYGROUND_BIN) simulate --run-dir=$(PLAYGROUND_RUN_DIR) --namespace=$(NAMESPACE) --claim=$(CLAIM) --state=$(STATE)
+
+# The tests build the function (and provider-gardener-kubeconfig) into their own run
+# directory under _output/e2e, kept when a test fails. -p=1: one control plane at a time.
+e2e: tools-controlplane ## End-to-end tests on a live local control plane (the control plane's smoke test too).
+	cd test/e2e && SCS_KAAS_E2E=1 go test -count=1 -p=1 -timeout=$(E2E_TIMEOUT) -v . ./controlplane/
 
 .PHONY: clean
 clean: ## Remove _output (the tool cache stays).

@@ -1,14 +1,17 @@
 // Command playground starts and stops the local control plane (see package
 // controlplane) for humans: `make demo` and `make down`.
 //
-//	playground up   [flags]   start everything, print kubeconfigs and a how-to, exit
-//	playground down [flags]   stop what the run directory says was started
-//	playground status [flags] show what runs
+//	playground up       [flags]  start everything, print kubeconfigs and a how-to, exit
+//	playground demo     [flags]  up, then apply claims, wait for their Shoots, show them
+//	playground simulate [flags]  write the status Gardener would write on a claim's Shoot
+//	playground down     [flags]  stop what the run directory says was started
+//	playground status   [flags]  show what runs
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -18,7 +21,11 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/kubeconfigprovider"
 )
 
 // list is a repeatable flag that also splits on commas, so make variables
@@ -39,10 +46,16 @@ func main() {
 	if len(os.Args) < 2 {
 		usage()
 	}
+	// Crossplane's v1 XRD and its claims warn on every request; once is enough.
+	rest.SetDefaultWarningHandler(rest.NewWarningWriter(os.Stderr, rest.WarningWriterOptions{Deduplicate: true}))
 	var err error
 	switch os.Args[1] {
 	case "up":
 		err = up(os.Args[2:])
+	case "demo":
+		err = demo(os.Args[2:])
+	case "simulate":
+		err = simulate(os.Args[2:])
 	case "down":
 		err = down(os.Args[2:])
 	case "status":
@@ -57,7 +70,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: playground up|down|status [flags]   (playground <cmd> -h for flags)")
+	fmt.Fprintln(os.Stderr, "usage: playground up|demo|simulate|down|status [flags]   (playground <cmd> -h for flags)")
 	os.Exit(2)
 }
 
@@ -68,34 +81,89 @@ func defaultRunDir() string {
 	return filepath.Join(os.TempDir(), "scs-kaas-playground")
 }
 
-func up(args []string) error {
-	fs := flag.NewFlagSet("up", flag.ExitOnError)
-	var o controlplane.Options
-	var manifests, projects, gardenCRDs, fnArgs list
+// upConfig is what `up` and `demo` share: the control plane's options and what joins it.
+type upConfig struct {
+	opts    controlplane.Options
+	timeout *time.Duration
+	// namespaces are created in the Crossplane cluster (for claims).
+	namespaces list
+	// kubeconfigProvider also runs provider-gardener-kubeconfig with fake-garden-auth.
+	kubeconfigProvider *bool
+
+	manifests, projects, gardenCRDs, fnArgs list
+}
+
+// upFlags defines the flags of `up` on fs.
+func upFlags(fs *flag.FlagSet) *upConfig {
+	c := &upConfig{}
+	o := &c.opts
 	fs.StringVar(&o.RunDir, "run-dir", defaultRunDir(), "run directory (PKI, data, logs, PID files); an earlier run in it is stopped first")
 	fs.StringVar(&o.FunctionBinary, "function-binary", "", "composition function binary to run (empty: register only)")
 	fs.StringVar(&o.FunctionName, "function-name", controlplane.DefaultFunctionName, "Function name the Compositions reference")
 	fs.StringVar(&o.FunctionCertsDirFlag, "function-certs-dir-flag", "", "also pass the function's TLS directory as this flag (it always gets TLS_SERVER_CERTS_DIR)")
-	fs.Var(&fnArgs, "function-arg", "extra function argument (repeatable)")
-	fs.Var(&manifests, "manifest", "file or directory applied into the Crossplane cluster (repeatable, comma-separated)")
-	fs.Var(&projects, "project", "Gardener project: creates namespace garden-<project> (repeatable, comma-separated)")
-	fs.Var(&gardenCRDs, "garden-crd", "extra CRD file or directory for the garden cluster (repeatable)")
+	fs.Var(&c.fnArgs, "function-arg", "extra function argument (repeatable)")
+	fs.Var(&c.manifests, "manifest", "file or directory applied into the Crossplane cluster (repeatable, comma-separated)")
+	fs.Var(&c.projects, "project", "Gardener project: creates namespace garden-<project> (repeatable, comma-separated)")
+	fs.Var(&c.gardenCRDs, "garden-crd", "extra CRD file or directory for the garden cluster (repeatable)")
 	fs.StringVar(&o.ShootCRD, "shoot-crd", "", "Shoot CRD (default: hack/shootcrd/crds/core.gardener.cloud_shoots.yaml)")
 	fs.StringVar(&o.ProviderConfigName, "provider-config", "garden", "name of the provider-kubernetes (Cluster)ProviderConfig for the garden")
 	fs.DurationVar(&o.PollInterval, "poll-interval", 10*time.Second, "Crossplane and provider poll interval")
-	timeout := fs.Duration("timeout", 45*time.Minute, "give up after this long (includes building missing tools)")
-	_ = fs.Parse(args)
-	o.Manifests, o.GardenProjects, o.GardenCRDs, o.FunctionExtraArgs = manifests, projects, gardenCRDs, fnArgs
-	o.Detach = true
-	o.Logf = func(format string, a ...any) {
-		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
-	}
+	fs.Var(&c.namespaces, "namespace", "namespace to create in the Crossplane cluster, e.g. for claims (repeatable, comma-separated)")
+	c.kubeconfigProvider = fs.Bool("kubeconfig-provider", false, "also run provider-gardener-kubeconfig (built from the repository; its CRDs must be among the manifests) with fake-garden-auth standing in for gardener-apiserver")
+	c.timeout = fs.Duration("timeout", 45*time.Minute, "give up after this long (includes building missing tools)")
+	return c
+}
 
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, *timeout)
-	defer cancelTimeout()
+// start brings the control plane up, detached, with what c adds to it.
+func (c *upConfig) start(ctx context.Context) (*controlplane.Env, error) {
+	o := c.opts
+	o.Manifests, o.GardenProjects, o.GardenCRDs, o.FunctionExtraArgs = c.manifests, c.projects, c.gardenCRDs, c.fnArgs
+	o.Detach = true
+	o.Logf = logf
 	env, err := controlplane.Start(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.join(ctx, env); err != nil {
+		return nil, errors.Join(err, env.Stop())
+	}
+	return env, nil
+}
+
+// join adds namespaces and the kubeconfig provider to a running control plane.
+func (c *upConfig) join(ctx context.Context, env *controlplane.Env) error {
+	for _, ns := range c.namespaces {
+		obj := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns},
+		}}
+		if err := env.Crossplane.ApplyObjects(ctx, obj); err != nil {
+			return err
+		}
+	}
+	if *c.kubeconfigProvider {
+		return kubeconfigprovider.Start(ctx, env, kubeconfigprovider.Options{RepoRoot: env.Options().RepoRoot, Logf: logf})
+	}
+	return nil
+}
+
+func logf(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
+}
+
+// signalContext ends on Ctrl-C, SIGTERM or after timeout.
+func signalContext(timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
+	return ctx, func() { cancelTimeout(); cancel() }
+}
+
+func up(args []string) error {
+	fs := flag.NewFlagSet("up", flag.ExitOnError)
+	c := upFlags(fs)
+	_ = fs.Parse(args)
+	ctx, cancel := signalContext(*c.timeout)
+	defer cancel()
+	env, err := c.start(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
+)
+
+// demo is `make demo`: the control plane up, the example claims applied, and what a user
+// looks at once their Shoots exist. It leaves everything running.
+func demo(args []string) error {
+	fs := flag.NewFlagSet("demo", flag.ExitOnError)
+	c := upFlags(fs)
+	var claimPaths list
+	fs.Var(&claimPaths, "claims", "claim files or directories to apply once the control plane is up (repeatable, comma-separated)")
+	wait := fs.Duration("wait", 3*time.Minute, "how long to wait for the claims' Shoots")
+	_ = fs.Parse(args)
+
+	ctx, cancel := signalContext(*c.timeout)
+	defer cancel()
+	started := time.Now()
+	env, err := c.start(ctx)
+	if err != nil {
+		return err
+	}
+	logf("control plane up in %.1fs", time.Since(started).Seconds())
+	s := env.State()
+	hint := func(err error) error {
+		return fmt.Errorf("%w\nThe playground keeps running for inspection (logs in %s); make down stops it", err, s.LogDir)
+	}
+
+	claims, err := controlplane.ReadManifests(claimPaths...)
+	if err != nil {
+		return hint(err)
+	}
+	applied := time.Now()
+	if err := env.Crossplane.ApplyObjects(ctx, claims...); err != nil {
+		return hint(err)
+	}
+	var shown []demoClaim
+	for _, cl := range claims {
+		ns, name := cl.GetNamespace(), cl.GetName()
+		var st *claimStatus
+		err := controlplane.WaitFor(ctx, *wait, fmt.Sprintf("claim %s/%s: rendered and its Shoot in the garden", ns, name), func(ctx context.Context) (bool, error) {
+			if st, err = getClaim(ctx, env.Crossplane.Dynamic, ns, name); err != nil {
+				return false, err
+			}
+			synced, _, _ := st.condition("Synced")
+			rendered, _, msg := st.condition("Rendered")
+			if synced != "True" || rendered != "True" || st.native.Kind != "Shoot" {
+				return false, fmt.Errorf("%s %s", st.describe(), msg)
+			}
+			_, err := env.Garden.Get(ctx, "core.gardener.cloud/v1beta1", "Shoot", st.native.Namespace, st.native.Name)
+			return err == nil, err
+		})
+		if err != nil {
+			return hint(err)
+		}
+		protected, found, _ := unstructured.NestedBool(cl.Object, "spec", "deletionProtection")
+		if !found {
+			purpose, _, _ := unstructured.NestedString(cl.Object, "spec", "purpose")
+			protected = purpose == "production"
+		}
+		shown = append(shown, demoClaim{namespace: ns, name: name, shoot: st.native, latency: time.Since(applied), protected: protected})
+		// Gardener publishes a Shoot's cluster CA early in its creation; gardener-apiserver
+		// (here fake-garden-auth) needs it to issue admin kubeconfigs. Doing it now lets a
+		// hand-written status alone make the claim Ready.
+		if err := gardensim.PublishCA(ctx, env.Garden.Client, st.native.Namespace, st.native.Name); err != nil {
+			return hint(err)
+		}
+	}
+	logf("claims rendered and their Shoots created in %.1fs", time.Since(applied).Seconds())
+	if len(shown) == 0 {
+		return hint(errors.New("no claims given (--claims)"))
+	}
+	if err := writeStatusPatches(ctx, env, shown); err != nil {
+		return hint(err)
+	}
+	printDemo(s, env.RunDir, shown)
+	return nil
+}
+
+// demoClaim is one applied claim and what became of it.
+type demoClaim struct {
+	namespace, name string
+	shoot           nativeRef
+	latency         time.Duration // from apply to the Shoot in the garden
+	protected       bool          // deletion protection on
+	patches         map[gardensim.State]string
+}
+
+// writeStatusPatches writes, per claim, JSON patches that set the status Gardener would
+// write on its Shoot now, for users who want to play Gardener with kubectl alone.
+func writeStatusPatches(ctx context.Context, env *controlplane.Env, claims []demoClaim) error {
+	dir := filepath.Join(env.RunDir, "gardener-status")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i, c := range claims {
+		shoot, err := env.Garden.Get(ctx, "core.gardener.cloud/v1beta1", "Shoot", c.shoot.Namespace, c.shoot.Name)
+		if err != nil {
+			return err
+		}
+		claims[i].patches = map[gardensim.State]string{}
+		for _, st := range []gardensim.State{gardensim.Healthy, gardensim.QuotaExceeded} {
+			status, err := gardensim.Status(shoot, st, time.Now())
+			if err != nil {
+				return err
+			}
+			// "add" replaces /status whether or not it exists, so a patch also clears what
+			// an earlier state left (lastErrors).
+			data, err := json.MarshalIndent([]any{map[string]any{"op": "add", "path": "/status", "value": status}}, "", "  ")
+			if err != nil {
+				return err
+			}
+			f := filepath.Join(dir, c.namespace+"-"+c.name+"-"+string(st)+".json")
+			if err := os.WriteFile(f, append(data, '\n'), 0o644); err != nil {
+				return err
+			}
+			claims[i].patches[st] = f
+		}
+	}
+	return nil
+}
+
+func printDemo(s controlplane.State, runDir string, claims []demoClaim) {
+	sort.Slice(claims, func(i, j int) bool { return claims[i].name < claims[j].name })
+	garden := s.GardenKubeconfig
+
+	fmt.Printf(`
+================================================================================
+The SCS cluster API playground runs (run dir %s).
+
+Crossplane cluster: kube-apiserver, etcd, kube-controller-manager, Crossplane core, the
+composition function, provider-kubernetes, provider-gardener-kubeconfig.
+Garden cluster:     kube-apiserver and etcd with Gardener's Shoot CRD (a stand-in for a
+                    Gardener garden), fake-garden-auth (serves shoots/adminkubeconfig).
+No Gardener runs: Shoots are created, updated and deleted for real, but nothing builds
+clusters or reports on them until you write their status (below).
+
+`, runDir)
+	fmt.Println("The claims and their status:")
+	kubectl(s, s.CrossplaneKubeconfig, "get", "scsclusters", "-A", "-o", "wide")
+	fmt.Println("The native Shoots provider-kubernetes created in the garden cluster:")
+	kubectl(s, garden, "get", "shoots", "-A")
+	for _, c := range claims {
+		fmt.Printf("  claim %s/%s -> Shoot %s/%s in %.1fs\n", c.namespace, c.name, c.shoot.Namespace, c.shoot.Name, c.latency.Seconds())
+	}
+
+	// The how-to uses an unprotected claim, so that its delete line works.
+	ex := claims[0]
+	for _, c := range claims {
+		if !c.protected {
+			ex = c
+			break
+		}
+	}
+	fmt.Printf(`
+Look around:
+  export KUBECONFIG=%[1]s    # the Crossplane cluster
+  alias kubectl=%[2]s        # the pinned kubectl (any recent kubectl works)
+  kubectl get scsclusters -A                  # or: kubectl get kaas -A
+  kubectl describe scscluster -n %[3]s %[4]s     # conditions Rendered, BackendReady, SpecSupported
+  kubectl get xscsclusters,objects,adminkubeconfigs
+  kubectl --kubeconfig %[5]s -n %[6]s get shoot %[7]s -o yaml
+
+Change a claim: edit examples/claims/*.yaml (e.g. autoscaling.max, or kubernetes.version one
+minor up) and kubectl apply -f it; the Shoot follows within a second. Apply a claim with a
+bad CIDR or a version two minors up, and the API server refuses it.
+
+Play Gardener (writes the status Gardener would write; the claim follows within seconds):
+  make simulate CLAIM=%[4]s STATE=healthy          # Ready, apiServerURL, kubeconfig in the connection secret
+  make simulate CLAIM=%[4]s STATE=quota-exceeded   # BackendReady=False, reason ERR_INFRA_QUOTA_EXCEEDED
+or by hand, with a patch written for the Shoot's current generation:
+  kubectl --kubeconfig %[5]s -n %[6]s patch shoot %[7]s \
+    --subresource=status --type=json --patch-file %[8]s
+`, s.CrossplaneKubeconfig, s.Kubectl, ex.namespace, ex.name, garden, ex.shoot.Namespace, ex.shoot.Name, ex.patches[gardensim.Healthy])
+
+	fmt.Println("\nDeletion:")
+	for _, c := range claims {
+		if c.protected {
+			fmt.Printf("  kubectl delete scscluster -n %s %s   # refused: deletion protection (docs/deletion-protection.md)\n", c.namespace, c.name)
+		} else {
+			fmt.Printf("  kubectl delete scscluster -n %s %s   # deletes its Shoot\n", c.namespace, c.name)
+		}
+	}
+	fmt.Println("\nStop everything: make down        More: docs/e2e.md")
+}
