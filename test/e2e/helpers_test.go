@@ -1,0 +1,325 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
+)
+
+// Resources the tests touch.
+var (
+	claimGVR  = schema.GroupVersionResource{Group: "kaas.scs.community", Version: "v1alpha1", Resource: "scsclusters"}
+	xrGVR     = schema.GroupVersionResource{Group: "kaas.scs.community", Version: "v1alpha1", Resource: "xscsclusters"}
+	objectGVR = schema.GroupVersionResource{Group: "kubernetes.crossplane.io", Version: "v1alpha2", Resource: "objects"}
+	envGVR    = schema.GroupVersionResource{Group: "apiextensions.crossplane.io", Version: "v1beta1", Resource: "environmentconfigs"}
+	// AdminKubeconfigs of provider-gardener-kubeconfig: one per Shoot, named <xr>-kubeconfig.
+	adminKubeconfigGVR = schema.GroupVersionResource{Group: "gardener.kaas.scs.community", Version: "v1alpha1", Resource: "adminkubeconfigs"}
+	shootGVR           = gardensim.ShootGVR
+)
+
+// Deadlines. Everything here normally happens within seconds; the deadlines are minutes so
+// that a slow, shared CI machine never makes a test flaky. Crossplane backs off up to a
+// minute after errors, hence the longer ones after faults.
+const (
+	deadline      = 2 * time.Minute
+	faultDeadline = 5 * time.Minute
+)
+
+func claims() dynamic.ResourceInterface {
+	return cp.Dynamic.Resource(claimGVR).Namespace(claimNamespace)
+}
+func xrs() dynamic.ResourceInterface { return cp.Dynamic.Resource(xrGVR) }
+func objects() dynamic.ResourceInterface {
+	return cp.Dynamic.Resource(objectGVR)
+}
+func adminKubeconfigs() dynamic.ResourceInterface {
+	return cp.Dynamic.Resource(adminKubeconfigGVR)
+}
+func shoots() dynamic.ResourceInterface {
+	return garden.Dynamic.Resource(shootGVR).Namespace(gardenNamespace)
+}
+
+// testContext bounds a whole test.
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// newClaim is an SCSCluster claim in claimNamespace. Claim names stay within 10
+// characters: Gardener allows 21 for project and Shoot name together, and the Shoot is
+// named after the composite resource (claim name + 6).
+func newClaim(name string, spec map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kaas.scs.community/v1alpha1",
+		"kind":       "SCSCluster",
+		"metadata":   map[string]any{"name": name, "namespace": claimNamespace},
+		"spec":       spec,
+	}}
+}
+
+// smallSpec is a minimal spec in the example environment: one autoscaled pool.
+func smallSpec(version string, minNodes, maxNodes int64) map[string]any {
+	return map[string]any{
+		"kubernetes": map[string]any{"version": version},
+		"nodePools": []any{map[string]any{
+			"name": "default", "machineType": "SCS-4V-8",
+			"autoscaling": map[string]any{"min": minNodes, "max": maxNodes},
+		}},
+	}
+}
+
+// apply server-side-applies a claim (create or update).
+func apply(ctx context.Context, t *testing.T, claim *unstructured.Unstructured) {
+	t.Helper()
+	if err := cp.ApplyObjects(ctx, claim); err != nil {
+		t.Fatalf("applying claim %s: %v", claim.GetName(), err)
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after timeout with what was awaited
+// and the last error cond returned.
+func waitFor(ctx context.Context, t *testing.T, timeout time.Duration, what string, cond func(context.Context) (bool, error)) {
+	t.Helper()
+	if err := controlplane.WaitFor(ctx, timeout, what, cond); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// getClaim returns a claim.
+func getClaim(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+	return claims().Get(ctx, name, metav1.GetOptions{})
+}
+
+// xrOf waits until a claim is bound and returns its composite resource's name, which is
+// also the Shoot's name.
+func xrOf(ctx context.Context, t *testing.T, claimName string) string {
+	t.Helper()
+	var xr string
+	waitFor(ctx, t, deadline, "claim "+claimName+" bound to a composite resource", func(ctx context.Context) (bool, error) {
+		c, err := getClaim(ctx, claimName)
+		if err != nil {
+			return false, err
+		}
+		xr, _, _ = unstructured.NestedString(c.Object, "spec", "resourceRef", "name")
+		return xr != "", nil
+	})
+	return xr
+}
+
+// waitShoot waits until the Shoot of a claim exists in the garden cluster and returns it
+// with the composite resource's name.
+func waitShoot(ctx context.Context, t *testing.T, claimName string) (string, *unstructured.Unstructured) {
+	t.Helper()
+	xr := xrOf(ctx, t, claimName)
+	var shoot *unstructured.Unstructured
+	waitFor(ctx, t, deadline, "Shoot "+gardenNamespace+"/"+xr+" in the garden cluster", func(ctx context.Context) (bool, error) {
+		var err error
+		if shoot, err = shoots().Get(ctx, xr, metav1.GetOptions{}); err == nil {
+			return true, nil
+		}
+		// Say why, when the claim knows: the function may have refused the spec.
+		if c, cerr := getClaim(ctx, claimName); cerr == nil {
+			return false, fmt.Errorf("%w; claim Rendered is %v, Synced is %v", err, conditionOf(c, "Rendered"), conditionOf(c, "Synced"))
+		}
+		return false, err
+	})
+	return xr, shoot
+}
+
+// waitShootMatches waits until the claim's Shoot satisfies cond and returns it.
+func waitShootMatches(ctx context.Context, t *testing.T, timeout time.Duration, name, what string, cond func(*unstructured.Unstructured) bool) *unstructured.Unstructured {
+	t.Helper()
+	var shoot *unstructured.Unstructured
+	waitFor(ctx, t, timeout, "Shoot "+name+": "+what, func(ctx context.Context) (bool, error) {
+		var err error
+		if shoot, err = shoots().Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return false, err
+		}
+		return cond(shoot), nil
+	})
+	return shoot
+}
+
+// waitClaim waits until the claim satisfies cond and returns it. cond explains what it saw
+// when it is not satisfied, so that a timeout says more than "timed out".
+func waitClaim(ctx context.Context, t *testing.T, timeout time.Duration, name, what string, cond func(*unstructured.Unstructured) error) *unstructured.Unstructured {
+	t.Helper()
+	var claim *unstructured.Unstructured
+	waitFor(ctx, t, timeout, "claim "+name+": "+what, func(ctx context.Context) (bool, error) {
+		var err error
+		if claim, err = getClaim(ctx, name); err != nil {
+			return false, err
+		}
+		err = cond(claim)
+		return err == nil, err
+	})
+	return claim
+}
+
+// condition is one status condition of an object.
+type condition struct{ Status, Reason, Message string }
+
+func (c condition) String() string { return fmt.Sprintf("%s/%s: %s", c.Status, c.Reason, c.Message) }
+
+// conditionOf returns condition typ of obj; Status is empty when it is missing.
+func conditionOf(obj *unstructured.Unstructured, typ string) condition {
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok || m["type"] != typ {
+			continue
+		}
+		s := func(k string) string { v, _ := m[k].(string); return v }
+		return condition{Status: s("status"), Reason: s("reason"), Message: s("message")}
+	}
+	return condition{}
+}
+
+// hasCondition is a waitClaim condition: condition typ has status and reason (any reason
+// when empty).
+func hasCondition(typ, status, reason string) func(*unstructured.Unstructured) error {
+	return func(obj *unstructured.Unstructured) error {
+		c := conditionOf(obj, typ)
+		if c.Status != status || (reason != "" && c.Reason != reason) {
+			return fmt.Errorf("%s is %v", typ, c)
+		}
+		return nil
+	}
+}
+
+// allOf combines waitClaim conditions.
+func allOf(conds ...func(*unstructured.Unstructured) error) func(*unstructured.Unstructured) error {
+	return func(obj *unstructured.Unstructured) error {
+		for _, c := range conds {
+			if err := c(obj); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// fieldIs is a waitClaim condition: the string field at path is want.
+func fieldIs(want string, path ...string) func(*unstructured.Unstructured) error {
+	return func(obj *unstructured.Unstructured) error {
+		if got := str(obj, path...); got != want {
+			return fmt.Errorf("%s is %q, want %q", strings.Join(path, "."), got, want)
+		}
+		return nil
+	}
+}
+
+// rendered waits until the function has rendered the claim's current spec: Synced and
+// Rendered True.
+func rendered(ctx context.Context, t *testing.T, name string) *unstructured.Unstructured {
+	t.Helper()
+	return waitClaim(ctx, t, deadline, name, "Synced and Rendered", allOf(
+		hasCondition("Synced", "True", ""), hasCondition("Rendered", "True", "")))
+}
+
+// str reads a string field.
+func str(obj *unstructured.Unstructured, path ...string) string {
+	v, _, _ := unstructured.NestedFieldNoCopy(obj.Object, path...)
+	if s, ok := v.(string); ok {
+		return s
+	}
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// workers returns the Shoot's worker pools by name.
+func workers(shoot *unstructured.Unstructured) map[string]map[string]any {
+	ws, _, _ := unstructured.NestedSlice(shoot.Object, "spec", "provider", "workers")
+	out := map[string]map[string]any{}
+	for _, w := range ws {
+		if m, ok := w.(map[string]any); ok {
+			out[fmt.Sprint(m["name"])] = m
+		}
+	}
+	return out
+}
+
+// assertUntouched fails unless now is the same Shoot as before (same UID, not being
+// deleted) with the same spec and generation: nothing changed it.
+func assertUntouched(t *testing.T, before, now *unstructured.Unstructured) {
+	t.Helper()
+	if now.GetUID() != before.GetUID() {
+		t.Errorf("Shoot %s was replaced: UID %s, before %s", now.GetName(), now.GetUID(), before.GetUID())
+	}
+	if now.GetDeletionTimestamp() != nil {
+		t.Errorf("Shoot %s is being deleted (deletionTimestamp %v)", now.GetName(), now.GetDeletionTimestamp())
+	}
+	if now.GetGeneration() != before.GetGeneration() || !reflect.DeepEqual(now.Object["spec"], before.Object["spec"]) {
+		t.Errorf("Shoot %s spec changed: generation %d -> %d", now.GetName(), before.GetGeneration(), now.GetGeneration())
+	}
+}
+
+// assertShootUntouched re-reads the Shoot and the Object around it and fails unless both
+// are still there, unchanged.
+func assertShootUntouched(ctx context.Context, t *testing.T, xr string, before *unstructured.Unstructured) {
+	t.Helper()
+	now, err := shoots().Get(ctx, xr, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("Shoot %s: %v", xr, err)
+	}
+	assertUntouched(t, before, now)
+	obj, err := objects().Get(ctx, xr+"-shoot", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("Object %s-shoot: %v", xr, err)
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		t.Errorf("Object %s is being deleted", obj.GetName())
+	}
+}
+
+// gone is a waitFor condition: the object does not exist.
+func gone(ri dynamic.ResourceInterface, name string) func(context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
+		_, err := ri.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	}
+}
+
+// refusals counts the function's "Refusing to render" log lines for a composite resource:
+// one per reconcile in which the function refused. The log file survives function
+// restarts (it is appended to).
+func refusals(t *testing.T, xr string) int {
+	t.Helper()
+	data, err := os.ReadFile(env.LogFile("function"))
+	if err != nil {
+		t.Fatalf("reading the function log: %v", err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, "Refusing to render") && strings.Contains(line, fmt.Sprintf(`"xr": %q`, xr)) {
+			n++
+		}
+	}
+	return n
+}
+
+// measure logs a latency in a form docs/e2e.md quotes.
+func measure(t *testing.T, what string, since time.Time) {
+	t.Helper()
+	t.Logf("MEASURE %s: %.2fs", what, time.Since(since).Seconds())
+}

@@ -1,0 +1,188 @@
+// Package e2e tests the SCS cluster API on a live local control plane: real
+// kube-apiservers, Crossplane core, provider-kubernetes and the composition function,
+// started once for the whole package (see package controlplane). No Gardener controller
+// runs; tests named TestGardenerSimulated_* write the status Gardener would write.
+//
+// The tests run only with SCS_KAAS_E2E=1 (make e2e sets it): they need the pinned tools,
+// whose first build takes half an hour.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/kubeconfigprovider"
+)
+
+const (
+	// claimNamespace is where the tests' claims live, as in examples/claims.
+	claimNamespace = "team1"
+	// gardenProject is the Gardener project of the example environment; Shoots live in
+	// its namespace in the garden cluster.
+	gardenProject   = "team1"
+	gardenNamespace = "garden-" + gardenProject
+	// exampleEnvironment is the EnvironmentConfig examples/environments installs.
+	exampleEnvironment = "gardener-regionone"
+)
+
+// The one control plane all tests share; nil when the tests are skipped.
+var (
+	env      *controlplane.Env
+	cp       *controlplane.Cluster // the Crossplane cluster
+	garden   *controlplane.Cluster // the cluster playing Gardener's garden
+	repoRoot string
+)
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	if os.Getenv("SCS_KAAS_E2E") == "" {
+		// Every test skips through needEnv.
+		return m.Run()
+	}
+	// Crossplane's v1 XRD and its claims warn on every request; once is enough.
+	rest.SetDefaultWarningHandler(rest.NewWarningWriter(os.Stderr, rest.WarningWriterOptions{Deduplicate: true}))
+
+	var err error
+	if repoRoot, err = controlplane.FindRepoRoot("."); err != nil {
+		return fail("finding the repository: %v", err)
+	}
+	runDir, err := makeRunDir()
+	if err != nil {
+		return fail("%v", err)
+	}
+	// Generous: the first run on a machine builds the missing tools.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
+	defer cancel()
+
+	fnBin, err := functionBinary(ctx, runDir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	start := time.Now()
+	env, err = controlplane.Start(ctx, controlplane.Options{
+		RunDir:         runDir,
+		RepoRoot:       repoRoot,
+		FunctionBinary: fnBin,
+		GardenProjects: []string{gardenProject},
+		Manifests: []string{
+			filepath.Join(repoRoot, "apis", "xrd"),
+			filepath.Join(repoRoot, "compositions"),
+			filepath.Join(repoRoot, "examples", "environments"),
+			filepath.Join(repoRoot, "package", "deletion-protection.yaml"),
+			filepath.Join(repoRoot, kubeconfigprovider.CRDDir),
+		},
+		Logf: logf,
+	})
+	if err != nil {
+		return fail("starting the control plane (logs in %s/logs): %v", runDir, err)
+	}
+	cp, garden = env.Crossplane, env.Garden
+
+	code := func() int {
+		// Gardener clusters get their kubeconfig from the project's own provider.
+		if err := kubeconfigprovider.Start(ctx, env, kubeconfigprovider.Options{RepoRoot: repoRoot, Logf: logf}); err != nil {
+			return fail("starting provider-gardener-kubeconfig: %v", err)
+		}
+		logf("MEASURE control plane start to ready: %.1fs", time.Since(start).Seconds())
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: claimNamespace}}
+		if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+			return fail("creating namespace %s: %v", claimNamespace, err)
+		}
+		return m.Run()
+	}()
+
+	if code != 0 {
+		dumpLogs(runDir)
+	}
+	if err := env.Stop(); err != nil {
+		logf("stopping the control plane: %v", err)
+		code = 1
+	}
+	if code == 0 && os.Getenv("SCS_KAAS_E2E_KEEP") == "" {
+		_ = os.RemoveAll(runDir)
+	} else {
+		logf("run directory kept for inspection: %s", runDir)
+	}
+	return code
+}
+
+// makeRunDir returns a fresh run directory: SCS_KAAS_E2E_RUN_DIR, or a new directory under
+// _output/e2e so that CI can keep the logs of a failed run and parallel runs never share
+// one (Start stops whatever an earlier run left in its directory).
+func makeRunDir() (string, error) {
+	if d := os.Getenv("SCS_KAAS_E2E_RUN_DIR"); d != "" {
+		return d, nil
+	}
+	parent := filepath.Join(repoRoot, "_output", "e2e")
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(parent, "run-")
+}
+
+// functionBinary is SCS_KAAS_E2E_FUNCTION (make e2e builds it), or else built from the
+// repository, so that `go test` alone works too.
+func functionBinary(ctx context.Context, runDir string) (string, error) {
+	if bin := os.Getenv("SCS_KAAS_E2E_FUNCTION"); bin != "" {
+		return filepath.Abs(bin)
+	}
+	bin := filepath.Join(runDir, "function-scs-kaas")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./functions/function-scs-kaas")
+	cmd.Dir = repoRoot
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building the function: %w", err)
+	}
+	return bin, nil
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
+}
+
+func fail(format string, args ...any) int {
+	logf("FAIL: "+format, args...)
+	return 1
+}
+
+// needEnv skips a test when the control plane is not running.
+func needEnv(t *testing.T) {
+	t.Helper()
+	if env == nil {
+		t.Skip("set SCS_KAAS_E2E=1 to run the end-to-end tests (make e2e; needs the pinned tools)")
+	}
+}
+
+// dumpLogs prints the end of every process log after a failure, lines cut short: the
+// provider logs whole objects per line.
+func dumpLogs(runDir string) {
+	logs, _ := filepath.Glob(filepath.Join(runDir, "logs", "*.log"))
+	for _, l := range logs {
+		data, err := os.ReadFile(l)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		if len(lines) > 25 {
+			lines = lines[len(lines)-25:]
+		}
+		for i, line := range lines {
+			if len(line) > 400 {
+				lines[i] = line[:400] + " ..."
+			}
+		}
+		fmt.Fprintf(os.Stderr, "--- %s (last lines)\n    %s\n", filepath.Base(l), strings.Join(lines, "\n    "))
+	}
+}
