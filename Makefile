@@ -19,7 +19,7 @@ FUNCTION := $(BIN)/function-scs-kaas
 
 # Go modules of this repository. The root module is the product; the others hold tools and
 # tests whose dependencies must not reach the product.
-MODULES := . hack/xrdgen hack/shootcrd test/gardener test/e2e
+MODULES := . hack/xrdgen hack/shootcrd hack/imagetar test/gardener test/e2e
 
 XRD := apis/xrd/xscsclusters.kaas.scs.community.yaml
 
@@ -32,6 +32,10 @@ help: ## Show the targets.
 .PHONY: build
 build: ## Build the function binary into _output/bin.
 	go build -trimpath -o $(FUNCTION) ./functions/function-scs-kaas
+
+.PHONY: package
+package: ## Build the Configuration, Function and Provider packages (.xpkg) into _output/packages.
+	hack/package.sh
 
 .PHONY: generate
 generate: ## Regenerate the XRD from the Go types in apis/.
