@@ -176,3 +176,15 @@ const (
 	ConditionFalse   ConditionStatus = "False"
 	ConditionUnknown ConditionStatus = "Unknown"
 )
+
+// MaxMessageLength bounds messages that backends copy from native systems into conditions:
+// enough for an error with its context, short enough for kubectl describe.
+const MaxMessageLength = 1024
+
+// Truncate shortens a message to MaxMessageLength.
+func Truncate(s string) string {
+	if len(s) <= MaxMessageLength {
+		return s
+	}
+	return s[:MaxMessageLength-3] + "..."
+}

@@ -17,8 +17,6 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
-const maxMessage = 1024
-
 // Observe reads the Cluster's status: Available (v1beta2), or Ready where only v1beta1
 // conditions are reported, decides readiness; phase, replica counts and the endpoint come
 // from the status; the kubeconfig from the Secret Cluster API writes.
@@ -120,7 +118,7 @@ func verdict(c *clusterv1.Cluster) (bool, model.Condition) {
 		if cond.Reason == "" {
 			cond.Reason = "NotAvailable"
 		}
-		cond.Message = truncate(fmt.Sprintf("Cluster API reports the Cluster %s: %s", strings.ToLower(available.Type)+" "+string(available.Status), available.Message))
+		cond.Message = model.Truncate(fmt.Sprintf("Cluster API reports the Cluster %s: %s", strings.ToLower(available.Type)+" "+string(available.Status), available.Message))
 		return false, cond
 	}
 	cond.Status, cond.Reason, cond.Message = model.ConditionTrue, "Available", "the Cluster is available"
@@ -275,11 +273,4 @@ func findCondition(cs []metav1.Condition, t string) *metav1.Condition {
 		}
 	}
 	return nil
-}
-
-func truncate(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	return s[:maxMessage-3] + "..."
 }

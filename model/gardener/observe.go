@@ -19,9 +19,6 @@ var healthConditions = []gardencorev1beta1.ConditionType{
 	gardencorev1beta1.ShootSystemComponentsHealthy,
 }
 
-// maxMessage bounds messages copied from Gardener into conditions.
-const maxMessage = 1024
-
 // Observe reads the Shoot's status: lastOperation, lastErrors, the four health conditions
 // and observedGeneration decide readiness and phase; Gardener's error codes become the
 // reason of the BackendReady condition.
@@ -71,7 +68,7 @@ func verdict(shoot *gardencorev1beta1.Shoot) (bool, model.Condition) {
 	if len(shoot.Status.LastErrors) > 0 {
 		e := shoot.Status.LastErrors[0]
 		c.Reason = errorReason(e)
-		c.Message = truncate(fmt.Sprintf("Gardener reports: %s", e.Description))
+		c.Message = model.Truncate(fmt.Sprintf("Gardener reports: %s", e.Description))
 		return false, c
 	}
 	switch {
@@ -80,7 +77,7 @@ func verdict(shoot *gardencorev1beta1.Shoot) (bool, model.Condition) {
 		return false, c
 	case op.State != gardencorev1beta1.LastOperationStateSucceeded:
 		c.Reason = string(op.Type) + string(op.State)
-		c.Message = truncate(fmt.Sprintf("Gardener %s operation is %s at %d%%: %s", strings.ToLower(string(op.Type)), op.State, op.Progress, op.Description))
+		c.Message = model.Truncate(fmt.Sprintf("Gardener %s operation is %s at %d%%: %s", strings.ToLower(string(op.Type)), op.State, op.Progress, op.Description))
 		return false, c
 	case shoot.Status.ObservedGeneration != shoot.Generation:
 		c.Reason = "Reconciling"
@@ -99,7 +96,7 @@ func verdict(shoot *gardencorev1beta1.Shoot) (bool, model.Condition) {
 			if len(hc.Codes) > 0 {
 				c.Reason = joinCodes(hc.Codes)
 			}
-			c.Message = truncate(fmt.Sprintf("%s is %s: %s: %s", t, hc.Status, hc.Reason, hc.Message))
+			c.Message = model.Truncate(fmt.Sprintf("%s is %s: %s: %s", t, hc.Status, hc.Reason, hc.Message))
 			return false, c
 		}
 	}
@@ -175,11 +172,4 @@ func findCondition(cs []gardencorev1beta1.Condition, t gardencorev1beta1.Conditi
 		}
 	}
 	return nil
-}
-
-func truncate(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	return s[:maxMessage-3] + "..."
 }

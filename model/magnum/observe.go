@@ -10,8 +10,6 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
-const maxMessage = 1024
-
 // managed is the part of a provider-openstack managed resource the backend reads.
 type managed struct {
 	obj *unstructured.Unstructured
@@ -183,7 +181,7 @@ func verdict(what string, m managed) model.Condition {
 		return c
 	}
 	if s, reason, msg, found := m.condition("Synced"); found && s != "True" {
-		c.Reason, c.Message = reason, truncate(fmt.Sprintf("provider-openstack cannot apply %s: %s", what, msg))
+		c.Reason, c.Message = reason, model.Truncate(fmt.Sprintf("provider-openstack cannot apply %s: %s", what, msg))
 		return c
 	}
 	r, reason, msg, found := m.condition("Ready")
@@ -193,7 +191,7 @@ func verdict(what string, m managed) model.Condition {
 	case r != "True" && msg == "":
 		c.Reason, c.Message = reason, fmt.Sprintf("%s is not ready yet (%s)", what, reason)
 	case r != "True":
-		c.Reason, c.Message = reason, truncate(fmt.Sprintf("%s is not ready: %s", what, msg))
+		c.Reason, c.Message = reason, model.Truncate(fmt.Sprintf("%s is not ready: %s", what, msg))
 	default:
 		c.Status, c.Reason, c.Message = model.ConditionTrue, "Available", "the Magnum cluster and its node groups are ready"
 	}
@@ -258,11 +256,4 @@ func poolStatus(req *model.Request, groups []nodeGroup, c managed, nodegroups []
 		}
 	}
 	return out
-}
-
-func truncate(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	return s[:maxMessage-3] + "..."
 }
