@@ -5,6 +5,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -65,7 +66,7 @@ func run(c *cli) error {
 	zl := zap.New(zap.UseDevMode(c.Debug), func(o *zap.Options) { o.TimeEncoder = zapcore.ISO8601TimeEncoder })
 	log := logging.NewLogrLogger(zl.WithName("provider-gardener-kubeconfig"))
 	// controller-runtime's own logs only at debug level: they are noisy, not secret.
-	ctrl.SetLogger(zap.New(zap.WriteTo(discard{})))
+	ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
 	if c.Debug {
 		ctrl.SetLogger(zl)
 	}
@@ -134,7 +135,3 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	}
 	return ctrl.GetConfig()
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
