@@ -36,6 +36,9 @@ type AdminKubeconfigParameters struct {
 	// granted: a 24-hour kubeconfig is renewed after 16 hours. It is capped at half the granted
 	// lifetime, so that a short lifetime imposed by the garden never makes the provider renew
 	// on every reconcile.
+	// The pattern admits Go durations only: a value the provider could not decode would leave
+	// the resource unreadable to it instead of being refused here.
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+$')",message="must be a duration such as 30m, 8h or 1h30m"
 	// +optional
 	RenewBefore *metav1.Duration `json:"renewBefore,omitempty"`
 }

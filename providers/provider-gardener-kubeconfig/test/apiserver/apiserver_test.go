@@ -196,6 +196,14 @@ func (w *world) admission(t *testing.T) {
 		"lifetime below Gardener's minimum": {adminKubeconfig("x2", "dev", "default", func(cr *v1alpha1.AdminKubeconfig) { cr.Spec.ForProvider.ExpirationSeconds = ptr.To(int64(60)) }),
 			"should be greater than or equal to 600"},
 		"no Shoot name": {adminKubeconfig("x3", "", "default"), "spec.forProvider.shootName"},
+		// Sent untyped: metav1.Duration cannot even hold such a value, which is the point.
+		"renewBefore that is no Go duration": {&unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": v1alpha1.SchemeGroupVersion.String(), "kind": v1alpha1.AdminKubeconfigKind, "metadata": map[string]any{"name": "x6"},
+			"spec": map[string]any{
+				"forProvider":                map[string]any{"namespace": projectNS, "shootName": "dev", "renewBefore": "8 hours"},
+				"writeConnectionSecretToRef": map[string]any{"namespace": crossplaneNS, "name": "x6"},
+			},
+		}}, "spec.forProvider.renewBefore"},
 		"Secret source without secretRef": {&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "x4"},
 			Spec: v1alpha1.ProviderConfigSpec{Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret}}},
 			"secretRef is required when source is Secret"},
