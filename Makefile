@@ -1,8 +1,9 @@
 # The SCS cluster API: one Crossplane Configuration and composition function over Gardener,
 # Cluster API (SCS Cluster Stacks) and OpenStack Magnum.
 #
+#   make demo     a local Crossplane with the function and example claims (make down stops it)
+#   make test     every test, what CI runs: unit, schemas, upstream validation, render, end-to-end
 #   make render   render every example through the real crossplane CLI, validate, print
-#   make test     every test: unit, schemas, Gardener's own validation, render
 #   make help     everything else
 #
 # Tools (Crossplane, kube-apiserver, ...) are built from the Go module proxy into
@@ -19,7 +20,8 @@ FUNCTION := $(BIN)/function-scs-kaas
 
 # Go modules of this repository. The root module is the product; the others hold tools and
 # tests whose dependencies must not reach the product.
-MODULES := . hack/xrdgen hack/shootcrd hack/imagetar test/gardener test/e2e
+MODULES := . hack/xrdgen hack/shootcrd hack/imagetar test/gardener test/e2e \
+	providers/provider-gardener-kubeconfig providers/provider-gardener-kubeconfig/hack/generate
 
 XRD := apis/xrd/xscsclusters.kaas.scs.community.yaml
 
@@ -53,8 +55,10 @@ lint: ## gofmt and go vet on every module.
 unit: ## Unit tests of the product module (fast, no tools needed).
 	go test ./...
 
+# The tools come first so that tests which need kube-apiserver (the provider's) run rather
+# than skip.
 .PHONY: test
-test: lint test-modules test-render e2e ## Every test: lint, unit, XRD, Shoot CRD, Gardener validation, render, end-to-end.
+test: lint tools-controlplane test-modules test-render e2e package ## Every test (CI runs this): lint, unit, XRD, schemas, upstream validation, render, end-to-end, packages.
 
 .PHONY: test-modules
 test-modules: ## Tests of every Go module (XRD freshness and admission rules, Gardener's validation).
@@ -72,6 +76,7 @@ render: ## Render every example with the crossplane CLI, validate offline, print
 
 include hack/tools.mk
 include hack/controlplane.mk
+include hack/provider.mk
 
 ##@ Playground and end-to-end tests (docs/e2e.md)
 

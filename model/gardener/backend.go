@@ -17,6 +17,8 @@
 package gardener
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
@@ -60,6 +62,14 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 		if r.value == "" {
 			errs = append(errs, field.Required(p.Child(r.name), r.what))
 		}
+	}
+	if ak := g.AdminKubeconfig; ak != nil && ak.RenewBefore != "" {
+		if d, err := time.ParseDuration(ak.RenewBefore); err != nil || d <= 0 {
+			errs = append(errs, field.Invalid(p.Child("adminKubeconfig", "renewBefore"), ak.RenewBefore, "must be a positive duration such as 8h or 30m"))
+		}
+	}
+	if ak := g.AdminKubeconfig; ak != nil && ak.ExpirationSeconds != nil && *ak.ExpirationSeconds < 600 {
+		errs = append(errs, field.Invalid(p.Child("adminKubeconfig", "expirationSeconds"), *ak.ExpirationSeconds, "Gardener issues admin kubeconfigs for 600 seconds at least"))
 	}
 	if k := g.CloudProfileKind; k != "" && k != "CloudProfile" && k != "NamespacedCloudProfile" {
 		errs = append(errs, field.NotSupported(p.Child("cloudProfileKind"), k, []string{"CloudProfile", "NamespacedCloudProfile"}))

@@ -6,6 +6,7 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 
+	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
@@ -150,8 +151,11 @@ func TestValidateEnvironment(t *testing.T) {
 	env := environment()
 	env.Gardener.CredentialsBindingName = ""
 	env.Gardener.CloudProfileKind = "Profile"
+	env.Gardener.AdminKubeconfig = &envv1alpha1.GardenerAdminKubeconfig{RenewBefore: "a day", ExpirationSeconds: ptrTo[int64](60)}
 	got := New().ValidateEnvironment(env).ToAggregate().Error()
 	for _, w := range []string{
+		`data.gardener.adminKubeconfig.renewBefore: Invalid value: "a day": must be a positive duration such as 8h or 30m`,
+		"data.gardener.adminKubeconfig.expirationSeconds: Invalid value: 60: Gardener issues admin kubeconfigs for 600 seconds at least",
 		"data.gardener.credentialsBindingName: Required value",
 		`data.gardener.cloudProfileKind: Unsupported value: "Profile": supported values: "CloudProfile", "NamespacedCloudProfile"`,
 	} {
