@@ -38,16 +38,13 @@ const (
 	faultDeadline = 5 * time.Minute
 )
 
+// Clients for the resources the tests touch.
 func claims() dynamic.ResourceInterface {
 	return cp.Dynamic.Resource(claimGVR).Namespace(claimNamespace)
 }
-func xrs() dynamic.ResourceInterface { return cp.Dynamic.Resource(xrGVR) }
-func objects() dynamic.ResourceInterface {
-	return cp.Dynamic.Resource(objectGVR)
-}
-func adminKubeconfigs() dynamic.ResourceInterface {
-	return cp.Dynamic.Resource(adminKubeconfigGVR)
-}
+func xrs() dynamic.ResourceInterface              { return cp.Dynamic.Resource(xrGVR) }
+func objects() dynamic.ResourceInterface          { return cp.Dynamic.Resource(objectGVR) }
+func adminKubeconfigs() dynamic.ResourceInterface { return cp.Dynamic.Resource(adminKubeconfigGVR) }
 func shoots() dynamic.ResourceInterface {
 	return garden.Dynamic.Resource(shootGVR).Namespace(gardenNamespace)
 }
