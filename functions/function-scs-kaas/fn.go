@@ -88,7 +88,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		rsp.Meta.Ttl = durationpb.New(ttlReady)
 	}
 	log.Debug("Rendered", "backend", out.Environment.Backend, "environment", out.Environment.Name,
-		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources))
+		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources), "unready", unready(out))
 	return rsp, nil
 }
 
@@ -164,4 +164,16 @@ func setSpecSupported(rsp *fnv1.RunFunctionResponse, unsupported []model.Unsuppo
 	sort.Strings(msgs)
 	response.ConditionFalse(rsp, kaasv1alpha1.ConditionSpecSupported, "UnsupportedFields").
 		WithMessage(strings.Join(msgs, "; ")).TargetCompositeAndClaim()
+}
+
+// unready names the rendered resources that are not ready yet, for the debug log: it is
+// what an operator wants to know when a cluster does not become Ready.
+func unready(out *model.Output) []string {
+	var names []string
+	for _, r := range out.Rendering.Resources {
+		if !out.Observation.ResourceReady[r.Name] {
+			names = append(names, r.Name)
+		}
+	}
+	return names
 }

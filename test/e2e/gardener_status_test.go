@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -74,14 +76,19 @@ func TestGardenerSimulated_SucceededMakesClaimReady(t *testing.T) {
 		t.Errorf("connection secret kubeconfig does not point at %s", url)
 	}
 
-	// The composite resource says the same.
-	x, err := xrs().Get(ctx, xr, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !hasReady(x) || str(x, "status", "apiServerURL") != url {
-		t.Errorf("composite %s: Ready %v, apiServerURL %q", xr, conditionOf(x, "Ready"), str(x, "status", "apiServerURL"))
-	}
+	// The composite resource says the same. Waited for, not read once: one run saw the
+	// composite report the kubeconfig resource unready for a moment right after the claim
+	// turned Ready (the function's debug log now names unready resources, to find out why).
+	waitFor(ctx, t, deadline, "composite "+xr+" Ready with apiServerURL "+url, func(ctx context.Context) (bool, error) {
+		x, err := xrs().Get(ctx, xr, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if !hasReady(x) || str(x, "status", "apiServerURL") != url {
+			return false, fmt.Errorf("Ready %v, apiServerURL %q", conditionOf(x, "Ready"), str(x, "status", "apiServerURL"))
+		}
+		return true, nil
+	})
 }
 
 // TestGardenerSimulated_QuotaErrorReachesClaim: Gardener's error code for an exhausted
