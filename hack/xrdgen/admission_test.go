@@ -150,9 +150,11 @@ func network(spec map[string]any) map[string]any { return spec["network"].(map[s
 func TestClaimAdmission(t *testing.T) {
 	a, _ := loadAdmission(t)
 	cases := map[string]struct {
-		old  func(spec map[string]any)
-		new  func(spec map[string]any)
-		want []string // substrings of the errors; none means accepted
+		old func(spec map[string]any)
+		new func(spec map[string]any)
+		// oldStatus is the status the stored claim had (the function writes it).
+		oldStatus map[string]any
+		want      []string // substrings of the errors; none means accepted
 	}{
 		"ValidClaim": {},
 		"MinimalClaim": {new: func(s map[string]any) {
@@ -260,6 +262,25 @@ func TestClaimAdmission(t *testing.T) {
 			old:  func(map[string]any) {},
 			want: []string{"spec.kubernetes.version cannot be downgraded from 1.34 to 1.33"},
 		},
+		"DowngradeBelowRunningVersion": {
+			new:       func(s map[string]any) { s["kubernetes"] = map[string]any{"version": "1.33"} },
+			old:       func(s map[string]any) { s["kubernetes"] = map[string]any{"version": "1.35"} },
+			oldStatus: map[string]any{"kubernetes": map[string]any{"version": "1.34.7"}},
+			want:      []string{"spec.kubernetes.version cannot be downgraded from 1.35 to 1.33: the cluster runs 1.34.7"},
+		},
+		"DowngradeTheRunningMinor": {
+			new:       func(s map[string]any) { s["kubernetes"] = map[string]any{"version": "1.33"} },
+			old:       func(map[string]any) {},
+			oldStatus: map[string]any{"kubernetes": map[string]any{"version": "1.34.2"}},
+			want:      []string{"spec.kubernetes.version cannot be downgraded from 1.34 to 1.33: the cluster runs 1.34.2"},
+		},
+		// A minor the backend refused (not offered yet) never ran: going back to the
+		// running one must be possible, or the claim is stuck.
+		"ReturnToTheRunningMinorAfterARefusedUpgrade": {
+			new:       func(s map[string]any) { s["kubernetes"] = map[string]any{"version": "1.34"} },
+			old:       func(s map[string]any) { s["kubernetes"] = map[string]any{"version": "1.35"} },
+			oldStatus: map[string]any{"kubernetes": map[string]any{"version": "1.34.7"}},
+		},
 		"DowngradePatch": {
 			new:  func(s map[string]any) { s["kubernetes"] = map[string]any{"version": "1.34.1"} },
 			old:  func(s map[string]any) { s["kubernetes"] = map[string]any{"version": "1.34.2"} },
@@ -292,6 +313,9 @@ func TestClaimAdmission(t *testing.T) {
 			var old map[string]any
 			if tc.old != nil {
 				old = edit(t, tc.old)
+				if tc.oldStatus != nil {
+					old["status"] = tc.oldStatus
+				}
 			}
 			errs := a.check(obj, old)
 			got := errs.ToAggregate()

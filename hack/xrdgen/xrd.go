@@ -44,15 +44,19 @@ var connectionSecretKeys = []string{"kubeconfig", "endpoint", "ca.crt"}
 // Generate loads the API package (a path relative to the working directory, which must be
 // inside the root module) and returns the XRD as YAML.
 func Generate(pkgPath string) ([]byte, error) {
-	spec, status, err := schemas(pkgPath)
+	generated, err := schemas(pkgPath)
 	if err != nil {
 		return nil, err
 	}
+	// Crossplane adds metadata and its own spec and status fields; the XRD carries only the
+	// API's spec and status, and the rules that span both (Crossplane copies them into the
+	// composite's and the claim's CRDs).
 	root := extv1.JSONSchemaProps{
-		Type:        "object",
-		Description: "XSCSCluster is a Kubernetes cluster offered by a Sovereign Cloud Stack KaaS provider. The platform's EnvironmentConfig decides which backend builds it; the spec is the same for all of them.",
-		Required:    []string{"spec"},
-		Properties:  map[string]extv1.JSONSchemaProps{"spec": spec, "status": status},
+		Type:         "object",
+		Description:  "XSCSCluster is a Kubernetes cluster offered by a Sovereign Cloud Stack KaaS provider. The platform's EnvironmentConfig decides which backend builds it; the spec is the same for all of them.",
+		Required:     []string{"spec"},
+		Properties:   map[string]extv1.JSONSchemaProps{"spec": generated.Properties["spec"], "status": generated.Properties["status"]},
+		XValidations: generated.XValidations,
 	}
 	rawSchema, err := json.Marshal(root)
 	if err != nil {
@@ -106,15 +110,15 @@ func Generate(pkgPath string) ([]byte, error) {
 	return append([]byte(header), out...), nil
 }
 
-// schemas returns the OpenAPI schemas of spec and status, with their markers applied.
-func schemas(pkgPath string) (spec, status extv1.JSONSchemaProps, err error) {
+// schemas returns the OpenAPI schema of the API type, with its markers applied.
+func schemas(pkgPath string) (*extv1.JSONSchemaProps, error) {
 	pkgs, err := loader.LoadRoots(pkgPath)
 	if err != nil {
-		return spec, status, fmt.Errorf("cannot load %s: %w", pkgPath, err)
+		return nil, fmt.Errorf("cannot load %s: %w", pkgPath, err)
 	}
 	reg := &markers.Registry{}
 	if err := crdmarkers.Register(reg); err != nil {
-		return spec, status, err
+		return nil, err
 	}
 	parser := &crd.Parser{Collector: &markers.Collector{Registry: reg}, Checker: &loader.TypeChecker{}}
 	crd.AddKnownTypes(parser)
@@ -125,15 +129,14 @@ func schemas(pkgPath string) (spec, status extv1.JSONSchemaProps, err error) {
 	parser.NeedCRDFor(gk, nil)
 	for _, p := range pkgs {
 		if len(p.Errors) > 0 {
-			return spec, status, fmt.Errorf("cannot generate the schema of %s: %v", pkgPath, p.Errors)
+			return nil, fmt.Errorf("cannot generate the schema of %s: %v", pkgPath, p.Errors)
 		}
 	}
 	c, ok := parser.CustomResourceDefinitions[gk]
 	if !ok || len(c.Spec.Versions) != 1 {
-		return spec, status, fmt.Errorf("found no single version of %s in %s", kind, pkgPath)
+		return nil, fmt.Errorf("found no single version of %s in %s", kind, pkgPath)
 	}
-	props := c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties
-	return props["spec"], props["status"], nil
+	return c.Spec.Versions[0].Schema.OpenAPIV3Schema, nil
 }
 
 func main() {

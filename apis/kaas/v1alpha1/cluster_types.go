@@ -9,8 +9,14 @@ import (
 // platform's EnvironmentConfig decides which backend (Gardener, Cluster API with SCS Cluster
 // Stacks, OpenStack Magnum) builds it; the spec is the same for all of them.
 //
+// The minor-downgrade rule lives here rather than on spec.kubernetes.version because it
+// needs the version the cluster runs (status.kubernetes.version): going back from a minor
+// the backend refused (say one the environment does not offer yet) to the one still running
+// is no downgrade, and without this a claim that asked for too much could never return.
+//
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster
+// +kubebuilder:validation:XValidation:rule="int(self.spec.kubernetes.version.split('.')[1]) >= int(oldSelf.spec.kubernetes.version.split('.')[1]) || (has(oldSelf.status) && has(oldSelf.status.kubernetes) && has(oldSelf.status.kubernetes.version) && oldSelf.status.kubernetes.version.matches('^v?[0-9]+[.][0-9]+') && int(self.spec.kubernetes.version.split('.')[1]) >= int(oldSelf.status.kubernetes.version.split('.')[1]))",messageExpression="'spec.kubernetes.version cannot be downgraded from ' + oldSelf.spec.kubernetes.version + ' to ' + self.spec.kubernetes.version + (has(oldSelf.status) && has(oldSelf.status.kubernetes) && has(oldSelf.status.kubernetes.version) ? ': the cluster runs ' + oldSelf.status.kubernetes.version : '')",fieldPath=".spec.kubernetes.version",reason=FieldValueForbidden
 type XSCSCluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -101,11 +107,10 @@ const (
 type KubernetesSpec struct {
 	// Version is a Kubernetes minor such as "1.34", which lets the backend apply patch
 	// releases, or a pinned patch such as "1.34.2". Upgrades go one minor at a time;
-	// downgrades are refused.
+	// downgrades below the version the cluster runs are refused.
 	//
 	// +kubebuilder:validation:MaxLength=16
 	// +kubebuilder:validation:Pattern=`^1\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?$`
-	// +kubebuilder:validation:XValidation:rule="int(self.split('.')[1]) >= int(oldSelf.split('.')[1])",messageExpression="'spec.kubernetes.version cannot be downgraded from ' + oldSelf + ' to ' + self"
 	// +kubebuilder:validation:XValidation:rule="int(self.split('.')[1]) <= int(oldSelf.split('.')[1]) + 1",messageExpression="'spec.kubernetes.version can move one minor at a time: ' + oldSelf + ' to ' + self + ' skips a minor'"
 	// +kubebuilder:validation:XValidation:rule="self.split('.').size() < 3 || oldSelf.split('.').size() < 3 || self.split('.')[1] != oldSelf.split('.')[1] || int(self.split('.')[2]) >= int(oldSelf.split('.')[2])",messageExpression="'spec.kubernetes.version cannot be downgraded from ' + oldSelf + ' to ' + self"
 	Version string `json:"version"`
