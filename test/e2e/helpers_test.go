@@ -253,18 +253,19 @@ func workers(shoot *unstructured.Unstructured) map[string]map[string]any {
 	return out
 }
 
-// assertUntouched fails unless now is the same Shoot as before (same UID, not being
+// assertUntouched fails unless now is the same object as before (same UID, not being
 // deleted) with the same spec and generation: nothing changed it.
 func assertUntouched(t *testing.T, before, now *unstructured.Unstructured) {
 	t.Helper()
+	what := now.GetKind() + " " + now.GetName()
 	if now.GetUID() != before.GetUID() {
-		t.Errorf("Shoot %s was replaced: UID %s, before %s", now.GetName(), now.GetUID(), before.GetUID())
+		t.Errorf("%s was replaced: UID %s, before %s", what, now.GetUID(), before.GetUID())
 	}
 	if now.GetDeletionTimestamp() != nil {
-		t.Errorf("Shoot %s is being deleted (deletionTimestamp %v)", now.GetName(), now.GetDeletionTimestamp())
+		t.Errorf("%s is being deleted (deletionTimestamp %v)", what, now.GetDeletionTimestamp())
 	}
 	if now.GetGeneration() != before.GetGeneration() || !reflect.DeepEqual(now.Object["spec"], before.Object["spec"]) {
-		t.Errorf("Shoot %s spec changed: generation %d -> %d", now.GetName(), before.GetGeneration(), now.GetGeneration())
+		t.Errorf("%s spec changed: generation %d -> %d", what, before.GetGeneration(), now.GetGeneration())
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package e2e tests the SCS cluster API on a live local control plane: real
 // kube-apiservers, Crossplane core, provider-kubernetes and the composition function,
 // started once for the whole package (see package controlplane). No Gardener controller
-// runs; tests named TestGardenerSimulated_* write the status Gardener would write.
+// runs, nor does Cluster API, the Cluster Stack operator or provider-openstack; tests named
+// Test<Backend>Simulated_* write the status those controllers would write.
 //
 // The tests run only with SCS_KAAS_E2E=1 (make e2e sets it): they need the pinned tools,
 // whose first build takes half an hour.
@@ -70,19 +71,23 @@ func run(m *testing.M) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	crds, err := backendCRDs(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
 	start := time.Now()
 	env, err = controlplane.Start(ctx, controlplane.Options{
 		RunDir:         runDir,
 		RepoRoot:       repoRoot,
 		FunctionBinary: fnBin,
 		GardenProjects: []string{gardenProject},
-		Manifests: []string{
+		Manifests: append([]string{
 			filepath.Join(repoRoot, "apis", "xrd"),
 			filepath.Join(repoRoot, "compositions"),
 			filepath.Join(repoRoot, "examples", "environments"),
 			filepath.Join(repoRoot, "package", "deletion-protection.yaml"),
 			filepath.Join(repoRoot, kubeconfigprovider.CRDDir),
-		},
+		}, crds...),
 		Logf: logf,
 	})
 	if err != nil {
@@ -96,9 +101,12 @@ func run(m *testing.M) int {
 			return fail("starting provider-gardener-kubeconfig: %v", err)
 		}
 		logf("MEASURE control plane start to ready: %.1fs", time.Since(start).Seconds())
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: claimNamespace}}
-		if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-			return fail("creating namespace %s: %v", claimNamespace, err)
+		// The claims' namespace, and the Cluster Stacks environment's namespace for Clusters.
+		for _, name := range []string{claimNamespace, clusterStackNamespace} {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+			if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+				return fail("creating namespace %s: %v", name, err)
+			}
 		}
 		return m.Run()
 	}()
