@@ -360,10 +360,7 @@ func TestClusterStackScaleAndMinorUpgradeChangeClusterInPlace(t *testing.T) {
 			t.Errorf("Rendered message does not say %q: %s", want, msg)
 		}
 	}
-	waitFor(ctx, t, faultDeadline, fmt.Sprintf("%d reconciles refused by the function", minRefusals), func(context.Context) (bool, error) {
-		n := refusals(t, xr) - refusedBefore
-		return n >= minRefusals, fmt.Errorf("%d so far", n)
-	})
+	waitRefusals(ctx, t, xr, refusedBefore)
 	now, err := capiClusters().Get(ctx, xr, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

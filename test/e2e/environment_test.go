@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,11 +13,6 @@ import (
 
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
-
-// minRefusals is how many reconciles in a row must refuse before a test accepts that the
-// Shoot survives them: the first refusal alone would not show that later reconciles (the
-// ones after Crossplane's backoff, the periodic ones) keep their hands off too.
-const minRefusals = 6
 
 // TestEnvironmentUnavailableLeavesShootUntouched: when the claim's environment disappears
 // or becomes ambiguous, the function refuses to render; the claim says why and the Shoot
@@ -78,10 +72,7 @@ func TestEnvironmentUnavailableLeavesShootUntouched(t *testing.T) {
 			}
 			// Evidence of several reconciles, not a sleep: the function logs every refusal.
 			start := time.Now()
-			waitFor(ctx, t, faultDeadline, fmt.Sprintf("%d reconciles refused by the function", minRefusals), func(context.Context) (bool, error) {
-				n := refusals(t, xr) - before
-				return n >= minRefusals, fmt.Errorf("%d so far", n)
-			})
+			waitRefusals(ctx, t, xr, before)
 			t.Logf("%d refused reconciles within %.1fs", refusals(t, xr)-before, time.Since(start).Seconds())
 			assertShootUntouched(ctx, t, xr, shoot)
 			if c := conditionOf(claim, "Rendered"); c.Status != "False" {

@@ -316,6 +316,33 @@ func refusals(t *testing.T, xr string) int {
 	return n
 }
 
+// minRefusals is how many reconciles in a row must refuse before a test accepts that the
+// native objects survive them: the first refusal alone would not show that later reconciles
+// (the ones after Crossplane's backoff, the periodic ones) keep their hands off too.
+const minRefusals = 6
+
+// waitRefusals waits, as evidence of several reconciles rather than a sleep, until the
+// function has refused to render the composite resource minRefusals more times than the
+// count before.
+func waitRefusals(ctx context.Context, t *testing.T, xr string, before int) {
+	t.Helper()
+	waitFor(ctx, t, faultDeadline, fmt.Sprintf("%d reconciles of %s refused by the function", minRefusals, xr), func(context.Context) (bool, error) {
+		n := refusals(t, xr) - before
+		return n >= minRefusals, fmt.Errorf("%d so far", n)
+	})
+}
+
+// assertFields fails for each dotted path of obj whose value (as a string) is not the one
+// wanted.
+func assertFields(t *testing.T, obj *unstructured.Unstructured, want map[string]string) {
+	t.Helper()
+	for path, w := range want {
+		if got := str(obj, strings.Split(path, ".")...); got != w {
+			t.Errorf("%s %s: %s = %q, want %q", obj.GetKind(), obj.GetName(), path, got, w)
+		}
+	}
+}
+
 // measure logs a latency in a form docs/e2e.md quotes.
 func measure(t *testing.T, what string, since time.Time) {
 	t.Helper()

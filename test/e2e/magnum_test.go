@@ -98,7 +98,7 @@ func TestMagnumSimulated_NodegroupAfterClusterIDAndKubeconfig(t *testing.T) {
 	apply(ctx, t, newClaim(name, spec))
 	xr, cluster := waitClusterV1(ctx, t, name)
 	measure(t, "claim apply -> ClusterV1", start)
-	for path, want := range map[string]string{
+	assertFields(t, cluster, map[string]string{
 		"spec.forProvider.clusterTemplateId":        magnumTemplate134,
 		"spec.forProvider.flavor":                   "SCS-4V-8",
 		"spec.forProvider.keypair":                  "platform-ops",
@@ -106,11 +106,7 @@ func TestMagnumSimulated_NodegroupAfterClusterIDAndKubeconfig(t *testing.T) {
 		"spec.providerConfigRef.name":               "openstack",
 		"spec.writeConnectionSecretToRef.name":      xr + "-magnum",
 		"spec.forProvider.labels.availability_zone": "nova",
-	} {
-		if got := str(cluster, strings.Split(path, ".")...); got != want {
-			t.Errorf("ClusterV1 %s: %s = %q, want %q", cluster.GetName(), path, got, want)
-		}
-	}
+	})
 
 	// No cluster id yet: the gpu pool is pending and has no NodegroupV1.
 	claim := waitClaim(ctx, t, deadline, name, "pool gpu pending", func(c *unstructured.Unstructured) error {
@@ -163,17 +159,13 @@ func TestMagnumSimulated_NodegroupAfterClusterIDAndKubeconfig(t *testing.T) {
 		return true, nil
 	})
 	measure(t, "simulated Magnum cluster id -> NodegroupV1", start)
-	for path, want := range map[string]string{
+	assertFields(t, &ng, map[string]string{
 		"spec.forProvider.clusterId":    clusterID,
 		"spec.forProvider.flavorId":     "SCS-8V-32",
 		"spec.forProvider.minNodeCount": "0",
 		"spec.forProvider.maxNodeCount": "4",
 		"spec.providerConfigRef.name":   "openstack",
-	} {
-		if got := str(&ng, strings.Split(path, ".")...); got != want {
-			t.Errorf("NodegroupV1 %s: %s = %q, want %q", ng.GetName(), path, got, want)
-		}
-	}
+	})
 	// The node group is not ready yet: neither is the claim.
 	claim = waitClaim(ctx, t, deadline, name, "pool gpu no longer pending", func(c *unstructured.Unstructured) error {
 		if p := poolStatus(c, "gpu"); p == nil || p["pending"] != nil {
@@ -242,10 +234,7 @@ func TestMagnumUpgradeInPlaceAndForceNewChangeRefused(t *testing.T) {
 			t.Errorf("Rendered message does not say %q: %s", want, msg)
 		}
 	}
-	waitFor(ctx, t, faultDeadline, fmt.Sprintf("%d reconciles refused by the function", minRefusals), func(context.Context) (bool, error) {
-		n := refusals(t, xr) - refusedBefore
-		return n >= minRefusals, fmt.Errorf("%d so far", n)
-	})
+	waitRefusals(ctx, t, xr, refusedBefore)
 	now, err := clusterV1s().Get(ctx, xr+"-cluster", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
