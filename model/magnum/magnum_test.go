@@ -391,6 +391,49 @@ func TestRenderWarnsAboutWhatMagnumCannotDo(t *testing.T) {
 	}
 }
 
+// TestUpgradeWarnsAboutNodegroupsLeftBehind: while a change of minor moves the ClusterV1
+// to the next template, the claim is told that further node groups keep their version; a
+// single-pool cluster, and a cluster already on the template, get no such warning.
+func TestUpgradeWarnsAboutNodegroupsLeftBehind(t *testing.T) {
+	on133 := func(pools int) (kaasv1alpha1.ClusterSpec, *unstructured.Unstructured) {
+		s := spec()
+		s.NodePools = s.NodePools[:pools]
+		s.Kubernetes.Version = "1.33"
+		return s, applied(t, request(s, environment()), ResourceCluster, "magnum-id", true)
+	}
+	versionWarning := func(s kaasv1alpha1.ClusterSpec, observed *unstructured.Unstructured) string {
+		t.Helper()
+		r, err := New().Render(request(s, environment(), observed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range r.Unsupported {
+			if u.Field == "spec.kubernetes.version" {
+				return u.Reason
+			}
+		}
+		return ""
+	}
+
+	s, cluster := on133(2)
+	if got := versionWarning(s, cluster); got != "" {
+		t.Errorf("no upgrade under way, but warned: %s", got)
+	}
+	s.Kubernetes.Version = "1.34"
+	got := versionWarning(s, cluster)
+	for _, want := range []string{"pool default", "Kubernetes 1.34", "pools workers keep the version"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("upgrade warning %q does not say %q", got, want)
+		}
+	}
+
+	s, cluster = on133(1)
+	s.Kubernetes.Version = "1.34"
+	if got := versionWarning(s, cluster); got != "" {
+		t.Errorf("single-pool upgrade warned: %s", got)
+	}
+}
+
 func TestObserve(t *testing.T) {
 	base := request(spec(), environment())
 	base.Observed[ResourceCluster] = model.ObservedResource{Object: applied(t, base, ResourceCluster, "magnum-id", true)}

@@ -3,6 +3,7 @@ package magnum
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -231,6 +232,9 @@ func unsupportedFields(req *model.Request, tpl envv1alpha1.MagnumTemplate) []mod
 				Reason: "Magnum has no rolling update settings per node group"})
 		}
 	}
+	if w, ok := upgradeLeavesNodegroups(req, tpl); ok {
+		out = append(out, w)
+	}
 	sort.Strings(tainted)
 	sort.Strings(labelled)
 	for _, p := range tainted {
@@ -240,4 +244,30 @@ func unsupportedFields(req *model.Request, tpl envv1alpha1.MagnumTemplate) []mod
 		out = append(out, model.Unsupported{Field: fmt.Sprintf("spec.nodePools[%s].labels", p), Reason: "Magnum node groups cannot label their nodes"})
 	}
 	return out
+}
+
+// upgradeLeavesNodegroups warns, while a change of minor moves the cluster to another
+// template, that the pools beyond the first stay behind: Magnum's upgrade through
+// provider-openstack covers the control plane and the default node group only, and a
+// NodegroupV1 has no template or version to move.
+func upgradeLeavesNodegroups(req *model.Request, tpl envv1alpha1.MagnumTemplate) (model.Unsupported, bool) {
+	pools := req.Cluster.Spec.NodePools
+	if len(pools) < 2 {
+		return model.Unsupported{}, false
+	}
+	c, err := observed(req, ResourceCluster, kindCluster)
+	if err != nil || !c.exists() {
+		return model.Unsupported{}, false
+	}
+	applied, _, _ := unstructured.NestedString(c.obj.Object, "spec", "forProvider", "clusterTemplateId")
+	if applied == "" || applied == tpl.ID {
+		return model.Unsupported{}, false
+	}
+	names := make([]string, 0, len(pools)-1)
+	for _, p := range pools[1:] {
+		names = append(names, p.Name)
+	}
+	return model.Unsupported{Field: "spec.kubernetes.version", Reason: fmt.Sprintf(
+		"Magnum upgrades the control plane and the default node group (pool %s) to Kubernetes %s; the node groups of pools %s keep the version they were created with (provider-openstack cannot upgrade them): recreate those pools under new names to move them",
+		pools[0].Name, tpl.KubernetesVersion, strings.Join(names, ", "))}, true
 }
