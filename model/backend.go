@@ -7,6 +7,10 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
+// LabelCluster names, on every native object a backend renders, the composite resource it
+// belongs to.
+const LabelCluster = "kaas.scs.community/cluster"
+
 // A Backend translates the portable cluster spec into the native objects of one cluster
 // stack, and their observed state back into the normalised status. Implementations are
 // stateless and safe for concurrent use.

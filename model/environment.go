@@ -160,3 +160,20 @@ func configNames(cs []*unstructured.Unstructured) string {
 	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
+
+// RequiredSetting is a setting of a backend's environment section that must not be empty,
+// with what it is for (the message a platform team reads when it is missing).
+type RequiredSetting struct {
+	Name, Value, What string
+}
+
+// RequireSettings reports each empty setting below path, naming what it is for.
+func RequireSettings(path *field.Path, settings ...RequiredSetting) field.ErrorList {
+	var errs field.ErrorList
+	for _, s := range settings {
+		if s.Value == "" {
+			errs = append(errs, field.Required(path.Child(s.Name), s.What))
+		}
+	}
+	return errs
+}

@@ -59,9 +59,6 @@ const (
 	// collectionMembershipLabel is the label provider-kubernetes puts on the Objects of an
 	// ObservedObjectCollection.
 	collectionMembershipLabel = "kubernetes.crossplane.io/owned-by-collection"
-
-	// LabelCluster names the composite resource a native object belongs to.
-	LabelCluster = "kaas.scs.community/cluster"
 )
 
 // Backend renders Cluster API Clusters of SCS Cluster Stacks.
@@ -88,18 +85,12 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 	if cs == nil {
 		return field.ErrorList{field.Required(p, "an environment with backend clusterstack needs a clusterStack section")}
 	}
-	var errs field.ErrorList
-	required := []struct{ name, value, what string }{
-		{"managementCluster", cs.ManagementCluster, `a provider-kubernetes ProviderConfig name for the management cluster, or "local"`},
-		{"namespace", cs.Namespace, "the namespace of Clusters, ClusterClasses and ClusterStackReleases"},
-		{"provider", cs.Provider, "the Cluster Stack provider, such as openstack"},
-		{"stack", cs.Stack, "the Cluster Stack name, such as scs2"},
-	}
-	for _, r := range required {
-		if r.value == "" {
-			errs = append(errs, field.Required(p.Child(r.name), r.what))
-		}
-	}
+	errs := model.RequireSettings(p,
+		model.RequiredSetting{Name: "managementCluster", Value: cs.ManagementCluster, What: `a provider-kubernetes ProviderConfig name for the management cluster, or "local"`},
+		model.RequiredSetting{Name: "namespace", Value: cs.Namespace, What: "the namespace of Clusters, ClusterClasses and ClusterStackReleases"},
+		model.RequiredSetting{Name: "provider", Value: cs.Provider, What: "the Cluster Stack provider, such as openstack"},
+		model.RequiredSetting{Name: "stack", Value: cs.Stack, What: "the Cluster Stack name, such as scs2"},
+	)
 	for _, n := range []struct{ name, value string }{{"provider", cs.Provider}, {"stack", cs.Stack}} {
 		if n.value != "" && (len(validation.IsDNS1123Label(n.value)) > 0 || strings.Contains(n.value, "-")) {
 			errs = append(errs, field.Invalid(p.Child(n.name), n.value, "must be a lower-case name without dashes: it is part of ClusterClass names"))

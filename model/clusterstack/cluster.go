@@ -43,7 +43,7 @@ func buildCluster(req *model.Request, rel release) (*clusterv1.Cluster, []model.
 	c := &clusterv1.Cluster{}
 	c.APIVersion, c.Kind = clusterAPIVersion, clusterKind
 	c.Name, c.Namespace = req.Cluster.Name, cs.Namespace
-	c.Labels = map[string]string{LabelCluster: req.Cluster.Name}
+	c.Labels = map[string]string{model.LabelCluster: req.Cluster.Name}
 	for k, v := range cs.ClusterLabels {
 		c.Labels[k] = v
 	}

@@ -51,7 +51,7 @@ func (Backend) Render(req *model.Request) (*model.Rendering, error) {
 		object = providerkubernetes.Wrap(m, providerkubernetes.WrapOptions{
 			Name:               objectName(req.Cluster.Name),
 			ProviderConfigName: req.Environment.ClusterStack.ManagementCluster,
-			Labels:             map[string]string{LabelCluster: req.Cluster.Name},
+			Labels:             map[string]string{model.LabelCluster: req.Cluster.Name},
 			ReadinessCelQuery:  readinessQuery,
 			Orphan:             *req.Cluster.Spec.DeletionProtection,
 		})
@@ -135,7 +135,7 @@ func collection(req *model.Request) model.Resource {
 		"kind":       collectionKind,
 		"metadata": map[string]any{
 			"name":   collectionName(req.Cluster.Name),
-			"labels": map[string]any{LabelCluster: req.Cluster.Name},
+			"labels": map[string]any{model.LabelCluster: req.Cluster.Name},
 		},
 		"spec": map[string]any{
 			"providerConfigRef": map[string]any{"name": cs.ManagementCluster},
@@ -162,7 +162,7 @@ func kubeconfigObject(req *model.Request) model.Resource {
 	}, providerkubernetes.WrapOptions{
 		Name:               kubeconfigObjectName(req.Cluster.Name),
 		ProviderConfigName: cs.ManagementCluster,
-		Labels:             map[string]string{LabelCluster: req.Cluster.Name},
+		Labels:             map[string]string{model.LabelCluster: req.Cluster.Name},
 		ObserveOnly:        true,
 		ConnectionDetails: []providerkubernetes.ConnectionDetail{{
 			APIVersion: "v1", Kind: "Secret", Namespace: cs.Namespace, Name: secret,

@@ -49,20 +49,14 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 	if g == nil {
 		return field.ErrorList{field.Required(p, "an environment with backend gardener needs a gardener section")}
 	}
-	var errs field.ErrorList
-	required := []struct{ name, value, what string }{
-		{"gardenCluster", g.GardenCluster, `a provider-kubernetes ProviderConfig name for the garden cluster, or "local"`},
-		{"project", g.Project, "the Gardener project clusters are created in"},
-		{"cloudProfile", g.CloudProfile, "the CloudProfile name"},
-		{"credentialsBindingName", g.CredentialsBindingName, "the CredentialsBinding with the OpenStack credentials"},
-		{"floatingPoolName", g.FloatingPoolName, "the OpenStack external network for floating IPs"},
-		{"loadBalancerProvider", g.LoadBalancerProvider, "the Octavia provider, such as amphora or ovn"},
-	}
-	for _, r := range required {
-		if r.value == "" {
-			errs = append(errs, field.Required(p.Child(r.name), r.what))
-		}
-	}
+	errs := model.RequireSettings(p,
+		model.RequiredSetting{Name: "gardenCluster", Value: g.GardenCluster, What: `a provider-kubernetes ProviderConfig name for the garden cluster, or "local"`},
+		model.RequiredSetting{Name: "project", Value: g.Project, What: "the Gardener project clusters are created in"},
+		model.RequiredSetting{Name: "cloudProfile", Value: g.CloudProfile, What: "the CloudProfile name"},
+		model.RequiredSetting{Name: "credentialsBindingName", Value: g.CredentialsBindingName, What: "the CredentialsBinding with the OpenStack credentials"},
+		model.RequiredSetting{Name: "floatingPoolName", Value: g.FloatingPoolName, What: "the OpenStack external network for floating IPs"},
+		model.RequiredSetting{Name: "loadBalancerProvider", Value: g.LoadBalancerProvider, What: "the Octavia provider, such as amphora or ovn"},
+	)
 	if ak := g.AdminKubeconfig; ak != nil && ak.RenewBefore != "" {
 		if d, err := time.ParseDuration(ak.RenewBefore); err != nil || d <= 0 {
 			errs = append(errs, field.Invalid(p.Child("adminKubeconfig", "renewBefore"), ak.RenewBefore, "must be a positive duration such as 8h or 30m"))

@@ -39,7 +39,7 @@ func adminKubeconfig(req *model.Request, shootNamespace, shootName string) *unst
 		"kind":       adminKubeconfigKind,
 		"metadata": map[string]any{
 			"name":   kubeconfigObjectName(req.Cluster.Name),
-			"labels": map[string]any{LabelCluster: req.Cluster.Name},
+			"labels": map[string]any{model.LabelCluster: req.Cluster.Name},
 		},
 		"spec": map[string]any{
 			"forProvider":       forProvider,

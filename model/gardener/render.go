@@ -45,7 +45,7 @@ func (Backend) Render(req *model.Request) (*model.Rendering, error) {
 		object = providerkubernetes.Wrap(m, providerkubernetes.WrapOptions{
 			Name:               objectName(req.Cluster.Name),
 			ProviderConfigName: req.Environment.Gardener.GardenCluster,
-			Labels:             map[string]string{LabelCluster: req.Cluster.Name},
+			Labels:             map[string]string{model.LabelCluster: req.Cluster.Name},
 			ReadinessCelQuery:  readinessQuery,
 			Orphan:             *req.Cluster.Spec.DeletionProtection,
 		})

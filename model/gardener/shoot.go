@@ -22,9 +22,6 @@ const (
 	// AnnotationConfirmDeletion must be "true" on a Shoot before Gardener deletes it.
 	AnnotationConfirmDeletion = "confirmation.gardener.cloud/deletion"
 
-	// LabelCluster names the composite resource a native object belongs to.
-	LabelCluster = "kaas.scs.community/cluster"
-
 	openstackProviderType      = "openstack"
 	openstackExtensionAPI      = "openstack.provider.extensions.gardener.cloud/v1alpha1"
 	defaultCloudProfileKind    = "CloudProfile"
@@ -88,7 +85,7 @@ func buildShoot(req *model.Request, observed *gardencorev1beta1.Shoot) (*gardenc
 	shoot.Kind = shootKind
 	shoot.Name = req.Cluster.Name
 	shoot.Namespace = namespace(env)
-	shoot.Labels = map[string]string{LabelCluster: req.Cluster.Name}
+	shoot.Labels = map[string]string{model.LabelCluster: req.Cluster.Name}
 	if !*spec.DeletionProtection {
 		shoot.Annotations = map[string]string{AnnotationConfirmDeletion: "true"}
 	}

@@ -48,8 +48,6 @@ const (
 
 	// AnnotationDefaultPool names the node pool that is the ClusterV1's default node group.
 	AnnotationDefaultPool = "kaas.scs.community/default-node-pool"
-	// LabelCluster names the composite resource a native object belongs to.
-	LabelCluster = "kaas.scs.community/cluster"
 )
 
 // Magnum labels the backend sets.
@@ -83,10 +81,9 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 	if m == nil {
 		return field.ErrorList{field.Required(p, "an environment with backend magnum needs a magnum section")}
 	}
-	var errs field.ErrorList
-	if m.ProviderConfigName == "" {
-		errs = append(errs, field.Required(p.Child("providerConfigName"), "the provider-openstack ProviderConfig with the cloud credentials"))
-	}
+	errs := model.RequireSettings(p,
+		model.RequiredSetting{Name: "providerConfigName", Value: m.ProviderConfigName, What: "the provider-openstack ProviderConfig with the cloud credentials"},
+	)
 	switch m.Scope {
 	case "", envv1alpha1.MagnumScopeCluster:
 		if m.Namespace != "" || m.ProviderConfigKind != "" {

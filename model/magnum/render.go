@@ -167,7 +167,7 @@ func managedResourceSpec(req *model.Request, spc map[string]any, secret string) 
 func object(req *model.Request, kind, name string, spec map[string]any, annotations map[string]string) *unstructured.Unstructured {
 	meta := map[string]any{
 		"name":   name,
-		"labels": map[string]any{LabelCluster: req.Cluster.Name},
+		"labels": map[string]any{model.LabelCluster: req.Cluster.Name},
 	}
 	if namespaced(req.Environment) {
 		meta["namespace"] = req.Environment.Magnum.Namespace
