@@ -59,6 +59,7 @@ var releasesOnce struct {
 // 1.33 and 1.34 ready, 1.35 still being built), with the status the operator writes.
 func simulateClusterStackReleases(ctx context.Context, t *testing.T) {
 	t.Helper()
+	// Not t.Fatal inside Do: the first test's failure must reach every later test too.
 	releasesOnce.Do(func() {
 		objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "render", "clusterstack", "required", "releases.yaml"))
 		if err != nil {
@@ -72,7 +73,10 @@ func simulateClusterStackReleases(ctx context.Context, t *testing.T) {
 				releasesOnce.err = err
 				return
 			}
-			applyStatus(ctx, t, ri, o, status, managerCSO)
+			if _, err := writeStatus(ctx, ri, o, status, managerCSO); err != nil {
+				releasesOnce.err = err
+				return
+			}
 		}
 	})
 	if releasesOnce.err != nil {

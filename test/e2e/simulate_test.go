@@ -23,6 +23,15 @@ import (
 // controller named by manager would write it.
 func applyStatus(ctx context.Context, t *testing.T, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, status map[string]any, manager string) *unstructured.Unstructured {
 	t.Helper()
+	got, err := writeStatus(ctx, ri, obj, status, manager)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// writeStatus is applyStatus for callers without a test of their own.
+func writeStatus(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, status map[string]any, manager string) (*unstructured.Unstructured, error) {
 	patch := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": obj.GetAPIVersion(),
 		"kind":       obj.GetKind(),
@@ -31,14 +40,14 @@ func applyStatus(ctx context.Context, t *testing.T, ri dynamic.ResourceInterface
 	}}
 	data, err := patch.MarshalJSON()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	force := true
 	got, err := ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: manager, Force: &force}, "status")
 	if err != nil {
-		t.Fatalf("writing the status of %s %s as %s would: %v", obj.GetKind(), obj.GetName(), manager, err)
+		return nil, fmt.Errorf("writing the status of %s %s as %s would: %w", obj.GetKind(), obj.GetName(), manager, err)
 	}
-	return got
+	return got, nil
 }
 
 // waitObject waits until the object exists and satisfies cond (which explains what it saw
