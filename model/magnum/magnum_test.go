@@ -473,6 +473,17 @@ func TestObserve(t *testing.T) {
 			t.Errorf("ready = %v, phase = %s; want phase Ready but not ready for the claim", obs.Ready, obs.Status.Phase)
 		}
 	})
+	t.Run("VersionOfTheAppliedTemplateUntilMagnumReportsOne", func(t *testing.T) {
+		c := readyCluster.DeepCopy()
+		unstructured.RemoveNestedField(c.Object, "status", "atProvider", "coeVersion")
+		obs, err := New().Observe(request(spec(), environment(), c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if obs.Status.Kubernetes == nil || obs.Status.Kubernetes.Version != "1.34.3" {
+			t.Errorf("kubernetes status = %+v, want the 1.34 template's kube_tag 1.34.3", obs.Status.Kubernetes)
+		}
+	})
 	t.Run("SyncedErrorSurfaces", func(t *testing.T) {
 		c := readyCluster.DeepCopy()
 		c.Object["status"].(map[string]any)["conditions"] = []any{

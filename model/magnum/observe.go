@@ -127,7 +127,7 @@ func (Backend) Observe(req *model.Request) (*model.Observation, error) {
 	clusterReady := ready(c)
 	obs.ResourceReady[ResourceCluster] = clusterReady
 	obs.Status.APIServerURL = c.atProviderString("apiAddress")
-	if v := strings.TrimPrefix(c.atProviderString("coeVersion"), "v"); v != "" {
+	if v := runningVersion(req.Environment, c); v != "" {
 		obs.Status.Kubernetes = &kaasv1alpha1.KubernetesStatus{Version: v}
 	}
 	obs.Status.ControlPlane = &kaasv1alpha1.ControlPlaneStatus{Replicas: c.atProviderInt("masterCount")}
@@ -256,4 +256,30 @@ func poolStatus(req *model.Request, groups []nodeGroup, c managed, nodegroups []
 		}
 	}
 	return out
+}
+
+// runningVersion is the Kubernetes version Magnum reports for the cluster (coeVersion), or,
+// until it has reported one, the version of the template the ClusterV1 was applied with:
+// what Magnum was asked to run, as Cluster API's topology version is for that backend.
+func runningVersion(env *model.Environment, c managed) string {
+	if v := strings.TrimPrefix(c.atProviderString("coeVersion"), "v"); v != "" {
+		return v
+	}
+	id := appliedTemplateID(c)
+	for _, t := range env.Magnum.Templates {
+		if t.ID != id || id == "" {
+			continue
+		}
+		if v := strings.TrimPrefix(t.KubeTag, "v"); v != "" {
+			return v
+		}
+		return t.KubernetesVersion
+	}
+	return ""
+}
+
+// appliedTemplateID is the cluster template the ClusterV1 was last applied with.
+func appliedTemplateID(c managed) string {
+	id, _, _ := unstructured.NestedString(c.obj.Object, "spec", "forProvider", "clusterTemplateId")
+	return id
 }

@@ -259,8 +259,7 @@ func upgradeLeavesNodegroups(req *model.Request, tpl envv1alpha1.MagnumTemplate)
 	if err != nil || !c.exists() {
 		return model.Unsupported{}, false
 	}
-	applied, _, _ := unstructured.NestedString(c.obj.Object, "spec", "forProvider", "clusterTemplateId")
-	if applied == "" || applied == tpl.ID {
+	if applied := appliedTemplateID(c); applied == "" || applied == tpl.ID {
 		return model.Unsupported{}, false
 	}
 	names := make([]string, 0, len(pools)-1)
