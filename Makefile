@@ -81,17 +81,19 @@ include hack/provider.mk
 ##@ Playground and end-to-end tests (docs/e2e.md)
 
 # What the playground installs into the Crossplane cluster, and the claims make demo applies:
-# the Gardener ones, the backend whose whole chain runs here (the Cluster Stacks and Magnum
-# examples need CRDs the playground does not install yet).
+# one or two per backend. The Cluster Stacks and Magnum kinds are served as CRDs
+# (--backend-crds), and the ClusterStackReleases get the status the operator would write.
 DEMO_MANIFESTS := apis/xrd,compositions,examples/environments,package/deletion-protection.yaml,providers/provider-gardener-kubeconfig/package/crds
-DEMO_CLAIMS := examples/claims/gardener-minimal.yaml,examples/claims/gardener-production.yaml
+DEMO_WITH_STATUS := examples/render/clusterstack/required/releases.yaml
+DEMO_CLAIMS := examples/claims/gardener-minimal.yaml,examples/claims/gardener-production.yaml,examples/claims/clusterstack-dev.yaml,examples/claims/magnum-dev.yaml
 E2E_TIMEOUT ?= 40m
 
 .PHONY: demo down simulate e2e
 
 demo: build tools-controlplane playground-bin ## Start the playground, apply the example claims, show what they became; runs until make down.
 	$(PLAYGROUND_BIN) demo --run-dir=$(PLAYGROUND_RUN_DIR) --function-binary=$(FUNCTION) \
-		--manifest=$(DEMO_MANIFESTS) --project=team1 --namespace=team1 --kubeconfig-provider \
+		--manifest=$(DEMO_MANIFESTS) --project=team1 --namespace=team1,kaas-team1 --kubeconfig-provider \
+		--backend-crds --with-status=$(DEMO_WITH_STATUS) \
 		--claims=$(DEMO_CLAIMS)
 
 down: playground-down ## Stop the playground: everything make demo started, nothing else.

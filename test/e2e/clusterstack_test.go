@@ -41,7 +41,6 @@ const (
 
 var (
 	capiClusterGVR = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "clusters"}
-	releaseGVR     = schema.GroupVersionResource{Group: "clusterstack.x-k8s.io", Version: "v1alpha1", Resource: "clusterstackreleases"}
 )
 
 func capiClusters() dynamic.ResourceInterface {
@@ -66,18 +65,7 @@ func simulateClusterStackReleases(ctx context.Context, t *testing.T) {
 			releasesOnce.err = err
 			return
 		}
-		ri := cp.Dynamic.Resource(releaseGVR).Namespace(clusterStackNamespace)
-		for _, o := range objs {
-			status, _, _ := unstructured.NestedMap(o.Object, "status")
-			if err := cp.ApplyObjects(ctx, o); err != nil {
-				releasesOnce.err = err
-				return
-			}
-			if _, err := writeStatus(ctx, ri, o, status, managerCSO); err != nil {
-				releasesOnce.err = err
-				return
-			}
-		}
+		releasesOnce.err = cp.ApplyWithStatus(ctx, managerCSO, objs...)
 	})
 	if releasesOnce.err != nil {
 		t.Fatalf("writing the ClusterStackReleases as the Cluster Stack operator would: %v", releasesOnce.err)
@@ -252,7 +240,7 @@ func TestClusterStackSimulated_AvailableMakesClaimReadyWithKubeconfig(t *testing
 	gen := c.GetGeneration()
 	replicas := map[string]any{"desiredReplicas": int64(1), "replicas": int64(1), "readyReplicas": int64(1), "availableReplicas": int64(1), "upToDateReplicas": int64(1)}
 	workers := map[string]any{"desiredReplicas": int64(5), "replicas": int64(5), "readyReplicas": int64(5), "availableReplicas": int64(5), "upToDateReplicas": int64(5)}
-	applyStatus(ctx, t, capiClusters(), c, map[string]any{
+	applyStatus(ctx, t, c, map[string]any{
 		"phase":              "Provisioned",
 		"observedGeneration": gen,
 		"initialization":     map[string]any{"infrastructureProvisioned": true, "controlPlaneInitialized": true},

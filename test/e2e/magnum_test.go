@@ -123,7 +123,7 @@ func TestMagnumSimulated_NodegroupAfterClusterIDAndKubeconfig(t *testing.T) {
 	// provider-openstack: Magnum created the cluster.
 	const clusterID, apiAddress = "5d2f8c1a-3b4e-4f6a-8c9d-0e1f2a3b4c5d", "https://198.51.100.20:6443"
 	start = time.Now()
-	applyStatus(ctx, t, clusterV1s(), cluster, map[string]any{
+	applyStatus(ctx, t, cluster, map[string]any{
 		"atProvider": map[string]any{
 			"id": clusterID, "apiAddress": apiAddress, "coeVersion": "v1.34.3",
 			"masterCount": int64(1), "nodeCount": int64(2),
@@ -178,7 +178,7 @@ func TestMagnumSimulated_NodegroupAfterClusterIDAndKubeconfig(t *testing.T) {
 	}
 
 	start = time.Now()
-	applyStatus(ctx, t, nodegroupV1s(), &ng, map[string]any{
+	applyStatus(ctx, t, &ng, map[string]any{
 		"atProvider": map[string]any{"id": "9c8b7a6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d", "nodeCount": int64(1)},
 		"conditions": []any{
 			simulatedCondition("Ready", "True", "Available", "", 0),

@@ -71,7 +71,7 @@ func run(m *testing.M) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	crds, err := backendCRDs(ctx)
+	crds, err := controlplane.BackendCRDs(ctx, repoRoot, logf)
 	if err != nil {
 		return fail("%v", err)
 	}

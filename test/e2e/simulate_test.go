@@ -9,7 +9,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 )
@@ -19,35 +18,15 @@ import (
 // write, through the status subresource where the controller does, under a field manager
 // that names the controller played.
 
-// applyStatus server-side-applies status onto an object's status subresource, as the
-// controller named by manager would write it.
-func applyStatus(ctx context.Context, t *testing.T, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, status map[string]any, manager string) *unstructured.Unstructured {
+// applyStatus writes status onto obj's status subresource as the controller that manager
+// names would.
+func applyStatus(ctx context.Context, t *testing.T, obj *unstructured.Unstructured, status map[string]any, manager string) *unstructured.Unstructured {
 	t.Helper()
-	got, err := writeStatus(ctx, ri, obj, status, manager)
+	got, err := cp.ApplyStatus(ctx, obj, status, manager)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return got
-}
-
-// writeStatus is applyStatus for callers without a test of their own.
-func writeStatus(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, status map[string]any, manager string) (*unstructured.Unstructured, error) {
-	patch := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": obj.GetAPIVersion(),
-		"kind":       obj.GetKind(),
-		"metadata":   map[string]any{"name": obj.GetName(), "namespace": obj.GetNamespace()},
-		"status":     status,
-	}}
-	data, err := patch.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	force := true
-	got, err := ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: manager, Force: &force}, "status")
-	if err != nil {
-		return nil, fmt.Errorf("writing the status of %s %s as %s would: %w", obj.GetKind(), obj.GetName(), manager, err)
-	}
-	return got, nil
 }
 
 // waitObject waits until the object exists and satisfies cond (which explains what it saw

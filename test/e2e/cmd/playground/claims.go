@@ -13,7 +13,17 @@ import (
 var claimGVR = schema.GroupVersionResource{Group: "kaas.scs.community", Version: "v1alpha1", Resource: "scsclusters"}
 
 // nativeRef is where a claim's native object lives, from its status.backend.nativeRef.
-type nativeRef struct{ Kind, Namespace, Name string }
+type nativeRef struct{ APIVersion, Kind, Namespace, Name string }
+
+func (r nativeRef) isShoot() bool { return r.Kind == "Shoot" }
+
+// path is namespace/name, or the name of a cluster-scoped object.
+func (r nativeRef) path() string {
+	if r.Namespace == "" {
+		return r.Name
+	}
+	return r.Namespace + "/" + r.Name
+}
 
 // claimStatus reads what the demo and simulate look at on a claim.
 type claimStatus struct {
@@ -27,7 +37,7 @@ func getClaim(ctx context.Context, dyn dynamic.Interface, namespace, name string
 		return nil, err
 	}
 	ref, _, _ := unstructured.NestedStringMap(c.Object, "status", "backend", "nativeRef")
-	return &claimStatus{claim: c, native: nativeRef{Kind: ref["kind"], Namespace: ref["namespace"], Name: ref["name"]}}, nil
+	return &claimStatus{claim: c, native: nativeRef{APIVersion: ref["apiVersion"], Kind: ref["kind"], Namespace: ref["namespace"], Name: ref["name"]}}, nil
 }
 
 // condition returns status, reason and message of condition typ.

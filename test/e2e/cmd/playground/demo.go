@@ -52,16 +52,22 @@ func demo(args []string) error {
 	for _, cl := range claims {
 		ns, name := cl.GetNamespace(), cl.GetName()
 		var st *claimStatus
-		err := controlplane.WaitFor(ctx, *wait, fmt.Sprintf("claim %s/%s: rendered and its Shoot in the garden", ns, name), func(ctx context.Context) (bool, error) {
+		err := controlplane.WaitFor(ctx, *wait, fmt.Sprintf("claim %s/%s: rendered and its native object created", ns, name), func(ctx context.Context) (bool, error) {
 			if st, err = getClaim(ctx, env.Crossplane.Dynamic, ns, name); err != nil {
 				return false, err
 			}
 			synced, _, _ := st.condition("Synced")
 			rendered, _, msg := st.condition("Rendered")
-			if synced != "True" || rendered != "True" || st.native.Kind != "Shoot" {
+			if synced != "True" || rendered != "True" || st.native.Kind == "" {
 				return false, fmt.Errorf("%s %s", st.describe(), msg)
 			}
-			_, err := env.Garden.Get(ctx, "core.gardener.cloud/v1beta1", "Shoot", st.native.Namespace, st.native.Name)
+			// Shoots live in the garden; Clusters and Magnum managed resources next to the
+			// claims, in the Crossplane cluster.
+			where := env.Crossplane
+			if st.native.isShoot() {
+				where = env.Garden
+			}
+			_, err := where.Get(ctx, st.native.APIVersion, st.native.Kind, st.native.Namespace, st.native.Name)
 			return err == nil, err
 		})
 		if err != nil {
@@ -72,7 +78,10 @@ func demo(args []string) error {
 			purpose, _, _ := unstructured.NestedString(cl.Object, "spec", "purpose")
 			protected = purpose == "production"
 		}
-		shown = append(shown, demoClaim{namespace: ns, name: name, shoot: st.native, latency: time.Since(applied), protected: protected})
+		shown = append(shown, demoClaim{namespace: ns, name: name, native: st.native, latency: time.Since(applied), protected: protected})
+		if !st.native.isShoot() {
+			continue
+		}
 		// Gardener publishes a Shoot's cluster CA early in its creation; gardener-apiserver
 		// (here fake-garden-auth) needs it to issue admin kubeconfigs. Doing it now lets a
 		// hand-written status alone make the claim Ready.
@@ -80,7 +89,7 @@ func demo(args []string) error {
 			return hint(err)
 		}
 	}
-	logf("claims rendered and their Shoots created in %.1fs", time.Since(applied).Seconds())
+	logf("claims rendered and their native objects created in %.1fs", time.Since(applied).Seconds())
 	if len(shown) == 0 {
 		return hint(errors.New("no claims given (--claims)"))
 	}
@@ -94,8 +103,8 @@ func demo(args []string) error {
 // demoClaim is one applied claim and what became of it.
 type demoClaim struct {
 	namespace, name string
-	shoot           nativeRef
-	latency         time.Duration // from apply to the Shoot in the garden
+	native          nativeRef
+	latency         time.Duration // from apply to the native object
 	protected       bool          // deletion protection on
 	patches         map[gardensim.State]string
 }
@@ -108,7 +117,10 @@ func writeStatusPatches(ctx context.Context, env *controlplane.Env, claims []dem
 		return err
 	}
 	for i, c := range claims {
-		shoot, err := env.Garden.Get(ctx, "core.gardener.cloud/v1beta1", "Shoot", c.shoot.Namespace, c.shoot.Name)
+		if !c.native.isShoot() {
+			continue
+		}
+		shoot, err := env.Garden.Get(ctx, c.native.APIVersion, c.native.Kind, c.native.Namespace, c.native.Name)
 		if err != nil {
 			return err
 		}
@@ -152,19 +164,44 @@ clusters or reports on them until you write their status (below).
 `, runDir)
 	fmt.Println("The claims and their status:")
 	kubectl(s, s.CrossplaneKubeconfig, "get", "scsclusters", "-A", "-o", "wide")
-	fmt.Println("The native Shoots provider-kubernetes created in the garden cluster:")
-	kubectl(s, garden, "get", "shoots", "-A")
+	kinds := map[string]bool{}
 	for _, c := range claims {
-		fmt.Printf("  claim %s/%s -> Shoot %s/%s in %.1fs\n", c.namespace, c.name, c.shoot.Namespace, c.shoot.Name, c.latency.Seconds())
+		kinds[c.native.Kind] = true
+	}
+	if kinds["Shoot"] {
+		fmt.Println("The native Shoots provider-kubernetes created in the garden cluster:")
+		kubectl(s, garden, "get", "shoots", "-A")
+	}
+	if kinds["Cluster"] {
+		fmt.Println("The Cluster API Clusters (SCS Cluster Stacks), composed in the Crossplane cluster:")
+		kubectl(s, s.CrossplaneKubeconfig, "get", "clusters.cluster.x-k8s.io", "-A")
+	}
+	if kinds["ClusterV1"] {
+		fmt.Println("The provider-openstack managed resources of the Magnum clusters:")
+		kubectl(s, s.CrossplaneKubeconfig, "get", "clusterv1s.containerinfra.openstack.crossplane.io,nodegroupv1s.containerinfra.openstack.crossplane.io")
+	}
+	for _, c := range claims {
+		fmt.Printf("  claim %s/%s -> %s %s in %.1fs\n", c.namespace, c.name, c.native.Kind, c.native.path(), c.latency.Seconds())
+	}
+	if kinds["Cluster"] || kinds["ClusterV1"] {
+		fmt.Print(`
+No Cluster API, Cluster Stack operator or provider-openstack runs: their CRDs are served, the
+function's objects are stored and validated, and the ClusterStackReleases carry the status
+the operator would write. Write the status those controllers would write as the end-to-end
+tests do (test/e2e/clusterstack_test.go, test/e2e/magnum_test.go), and the claims follow.
+`)
 	}
 
-	// The how-to uses an unprotected claim, so that its delete line works.
-	ex := claims[0]
+	// The how-to uses an unprotected Gardener claim, so that its delete line works.
+	var ex demoClaim
 	for _, c := range claims {
-		if !c.protected {
+		if c.native.isShoot() && (ex.name == "" || (ex.protected && !c.protected)) {
 			ex = c
-			break
 		}
+	}
+	if ex.name == "" {
+		printDeletion(claims)
+		return
 	}
 	fmt.Printf(`
 Look around:
@@ -185,14 +222,17 @@ Play Gardener (writes the status Gardener would write; the claim follows within 
 or by hand, with a patch written for the Shoot's current generation:
   kubectl --kubeconfig %[5]s -n %[6]s patch shoot %[7]s \
     --subresource=status --type=json --patch-file %[8]s
-`, s.CrossplaneKubeconfig, s.Kubectl, ex.namespace, ex.name, garden, ex.shoot.Namespace, ex.shoot.Name, ex.patches[gardensim.Healthy])
+`, s.CrossplaneKubeconfig, s.Kubectl, ex.namespace, ex.name, garden, ex.native.Namespace, ex.native.Name, ex.patches[gardensim.Healthy])
+	printDeletion(claims)
+}
 
+func printDeletion(claims []demoClaim) {
 	fmt.Println("\nDeletion:")
 	for _, c := range claims {
 		if c.protected {
 			fmt.Printf("  kubectl delete scscluster -n %s %s   # refused: deletion protection (docs/deletion-protection.md)\n", c.namespace, c.name)
 		} else {
-			fmt.Printf("  kubectl delete scscluster -n %s %s   # deletes its Shoot\n", c.namespace, c.name)
+			fmt.Printf("  kubectl delete scscluster -n %s %s   # deletes its %s\n", c.namespace, c.name, c.native.Kind)
 		}
 	}
 	fmt.Println("\nStop everything: make down        More: docs/e2e.md")

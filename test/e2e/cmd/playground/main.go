@@ -89,6 +89,11 @@ type upConfig struct {
 	namespaces list
 	// kubeconfigProvider also runs provider-gardener-kubeconfig with fake-garden-auth.
 	kubeconfigProvider *bool
+	// backendCRDs installs the CRDs of the Cluster Stacks and Magnum backends' kinds.
+	backendCRDs *bool
+	// withStatus are manifests applied with their status, as the controllers that keep
+	// them would write it (such as the Cluster Stack operator's ClusterStackReleases).
+	withStatus list
 
 	manifests, projects, gardenCRDs, fnArgs list
 }
@@ -110,6 +115,8 @@ func upFlags(fs *flag.FlagSet) *upConfig {
 	fs.DurationVar(&o.PollInterval, "poll-interval", 10*time.Second, "Crossplane and provider poll interval")
 	fs.Var(&c.namespaces, "namespace", "namespace to create in the Crossplane cluster, e.g. for claims (repeatable, comma-separated)")
 	c.kubeconfigProvider = fs.Bool("kubeconfig-provider", false, "also run provider-gardener-kubeconfig (built from the repository; its CRDs must be among the manifests) with fake-garden-auth standing in for gardener-apiserver")
+	c.backendCRDs = fs.Bool("backend-crds", false, "also serve the CRDs of the kinds the Cluster Stacks and Magnum backends compose or read (Cluster API Cluster, ClusterStackRelease, provider-openstack ClusterV1 and NodegroupV1); no controller acts on them")
+	fs.Var(&c.withStatus, "with-status", "file or directory applied into the Crossplane cluster with the status each object carries, written as its controller would (repeatable, comma-separated)")
 	c.timeout = fs.Duration("timeout", 45*time.Minute, "give up after this long (includes building missing tools)")
 	return c
 }
@@ -118,6 +125,20 @@ func upFlags(fs *flag.FlagSet) *upConfig {
 func (c *upConfig) start(ctx context.Context) (*controlplane.Env, error) {
 	o := c.opts
 	o.Manifests, o.GardenProjects, o.GardenCRDs, o.FunctionExtraArgs = c.manifests, c.projects, c.gardenCRDs, c.fnArgs
+	if *c.backendCRDs {
+		root := o.RepoRoot
+		if root == "" {
+			var err error
+			if root, err = controlplane.FindRepoRoot("."); err != nil {
+				return nil, err
+			}
+		}
+		crds, err := controlplane.BackendCRDs(ctx, root, logf)
+		if err != nil {
+			return nil, err
+		}
+		o.Manifests = append(append([]string{}, o.Manifests...), crds...)
+	}
 	o.Detach = true
 	o.Logf = logf
 	env, err := controlplane.Start(ctx, o)
@@ -130,13 +151,23 @@ func (c *upConfig) start(ctx context.Context) (*controlplane.Env, error) {
 	return env, nil
 }
 
-// join adds namespaces and the kubeconfig provider to a running control plane.
+// join adds namespaces, objects with their status and the kubeconfig provider to a running
+// control plane.
 func (c *upConfig) join(ctx context.Context, env *controlplane.Env) error {
 	for _, ns := range c.namespaces {
 		obj := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns},
 		}}
 		if err := env.Crossplane.ApplyObjects(ctx, obj); err != nil {
+			return err
+		}
+	}
+	if len(c.withStatus) > 0 {
+		objs, err := controlplane.ReadManifests(c.withStatus...)
+		if err != nil {
+			return err
+		}
+		if err := env.Crossplane.ApplyWithStatus(ctx, "controllers-simulated-by-playground", objs...); err != nil {
 			return err
 		}
 	}

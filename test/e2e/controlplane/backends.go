@@ -1,0 +1,122 @@
+package controlplane
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// The Cluster Stacks and Magnum backends compose kinds whose controllers cannot run here
+// (Cluster API, the Cluster Stack operator, provider-openstack). Serving their CRDs lets the
+// API server store and validate what the function composes, as a real management cluster
+// would; tests and the playground play the controllers.
+
+// CAPIVersion is the Cluster API release whose Cluster CRD (with its CEL rules) the
+// Crossplane cluster serves, the one make render validates against.
+const CAPIVersion = "v1.14.2"
+
+// upstreamCRDs are the Cluster Stack operator's and provider-openstack's CRDs, read from
+// ../shared/crds where the machine has it (no Go module carries them).
+var upstreamCRDs = []string{
+	"cso_clusterstack.x-k8s.io_clusterstackreleases.yaml",
+	"containerinfra.openstack.crossplane.io_clusterv1s.yaml",
+	"containerinfra.openstack.crossplane.io_nodegroupv1s.yaml",
+}
+
+// BackendCRDs returns the manifests of the backends' CRDs: Cluster API's Cluster CRD from
+// the Go module proxy, and the upstream CRDs from ../shared/crds next to the repository,
+// or else the permissive stand-ins in test/e2e/controlplane/testdata/standin-crds, which
+// store the same kinds without checking their schema (logged: the upstream schemas are
+// then checked nowhere in this run).
+func BackendCRDs(ctx context.Context, repoRoot string, logf func(string, ...any)) ([]string, error) {
+	capi, err := capiClusterCRD(ctx, repoRoot)
+	if err != nil {
+		return nil, err
+	}
+	paths := []string{capi}
+	shared := filepath.Join(repoRoot, "..", "shared", "crds")
+	standIns := filepath.Join(repoRoot, "test", "e2e", "controlplane", "testdata", "standin-crds")
+	for _, name := range upstreamCRDs {
+		p := filepath.Join(shared, name)
+		if _, err := os.Stat(p); err != nil {
+			if logf != nil {
+				logf("NOTE: %s not found: using a permissive stand-in CRD, so provider-openstack's and the Cluster Stack operator's schemas are not checked in this run", p)
+			}
+			p = filepath.Join(standIns, name)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// capiClusterCRD downloads (or finds in the module cache) Cluster API and returns the path
+// of its Cluster CRD.
+func capiClusterCRD(ctx context.Context, repoRoot string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", "sigs.k8s.io/cluster-api@"+CAPIVersion)
+	cmd.Dir = repoRoot
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("downloading sigs.k8s.io/cluster-api@%s for its Cluster CRD: %w", CAPIVersion, err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		return "", fmt.Errorf("go mod download sigs.k8s.io/cluster-api@%s: no module directory in %q", CAPIVersion, out)
+	}
+	p := filepath.Join(mod.Dir, "core", "config", "crd", "bases", "cluster.x-k8s.io_clusters.yaml")
+	if _, err := os.Stat(p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// ApplyStatus server-side-applies status onto obj's status subresource under manager: what
+// the controller that manager names would write.
+func (c *Cluster) ApplyStatus(ctx context.Context, obj *unstructured.Unstructured, status map[string]any, manager string) (*unstructured.Unstructured, error) {
+	ri, err := c.resourceFor(obj)
+	if err != nil {
+		return nil, err
+	}
+	patch := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": obj.GetAPIVersion(),
+		"kind":       obj.GetKind(),
+		"metadata":   map[string]any{"name": obj.GetName(), "namespace": obj.GetNamespace()},
+		"status":     status,
+	}}
+	data, err := patch.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	force := true
+	got, err := ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: manager, Force: &force}, "status")
+	if err != nil {
+		return nil, fmt.Errorf("writing the status of %s %s as %s would: %w", obj.GetKind(), obj.GetName(), manager, err)
+	}
+	return got, nil
+}
+
+// ApplyWithStatus applies objects as ApplyObjects does, then the status each carries as
+// manager: objects a controller keeps, such as the Cluster Stack operator's
+// ClusterStackReleases, written as that controller would.
+func (c *Cluster) ApplyWithStatus(ctx context.Context, manager string, objs ...*unstructured.Unstructured) error {
+	for _, o := range objs {
+		status, _, _ := unstructured.NestedMap(o.Object, "status")
+		if err := c.ApplyObjects(ctx, o); err != nil {
+			return err
+		}
+		if len(status) == 0 {
+			continue
+		}
+		if _, err := c.ApplyStatus(ctx, o, status, manager); err != nil {
+			return err
+		}
+	}
+	return nil
+}
