@@ -88,7 +88,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		rsp.Meta.Ttl = durationpb.New(ttlReady)
 	}
 	log.Debug("Rendered", "backend", out.Environment.Backend, "environment", out.Environment.Name,
-		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources), "unready", unready(out))
+		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources), "unready", unreadyResources{out})
 	return rsp, nil
 }
 
@@ -166,12 +166,17 @@ func setSpecSupported(rsp *fnv1.RunFunctionResponse, unsupported []model.Unsuppo
 		WithMessage(strings.Join(msgs, "; ")).TargetCompositeAndClaim()
 }
 
-// unready names the rendered resources that are not ready yet, for the debug log: it is
-// what an operator wants to know when a cluster does not become Ready.
-func unready(out *model.Output) []string {
-	var names []string
-	for _, r := range out.Rendering.Resources {
-		if !out.Observation.ResourceReady[r.Name] {
+// unreadyResources names the rendered resources that are not ready yet, for the debug log:
+// what an operator wants to know when a cluster does not become Ready. It is a
+// logr.Marshaler so that the names are only collected when debug logging is on, not on
+// every call.
+type unreadyResources struct{ out *model.Output }
+
+// MarshalLog implements logr.Marshaler.
+func (u unreadyResources) MarshalLog() any {
+	names := []string{}
+	for _, r := range u.out.Rendering.Resources {
+		if !u.out.Observation.ResourceReady[r.Name] {
 			names = append(names, r.Name)
 		}
 	}

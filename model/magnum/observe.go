@@ -2,10 +2,12 @@ package magnum
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
@@ -266,16 +268,14 @@ func runningVersion(env *model.Environment, c managed) string {
 		return v
 	}
 	id := appliedTemplateID(c)
-	for _, t := range env.Magnum.Templates {
-		if t.ID != id || id == "" {
-			continue
-		}
-		if v := strings.TrimPrefix(t.KubeTag, "v"); v != "" {
-			return v
-		}
-		return t.KubernetesVersion
+	i := slices.IndexFunc(env.Magnum.Templates, func(t envv1alpha1.MagnumTemplate) bool { return id != "" && t.ID == id })
+	if i < 0 {
+		return ""
 	}
-	return ""
+	if v := strings.TrimPrefix(env.Magnum.Templates[i].KubeTag, "v"); v != "" {
+		return v
+	}
+	return env.Magnum.Templates[i].KubernetesVersion
 }
 
 // appliedTemplateID is the cluster template the ClusterV1 was last applied with.
