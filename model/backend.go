@@ -49,6 +49,10 @@ type Request struct {
 	// Environment is the environment the cluster lives in.
 	Environment *Environment
 
+	// Defaulted records what the environment filled in of the spec (see Defaulted), so
+	// that a message can say where a refused value came from.
+	Defaulted *kaasv1alpha1.DefaultedValues
+
 	// Observed are the native objects that exist now, keyed by resource name.
 	Observed map[string]ObservedResource
 
@@ -82,6 +86,12 @@ func (r *Request) Decoded(key string, decode func() (any, error)) (any, error) {
 	}
 	r.decoded[key] = decodedValue{value: v, err: err}
 	return v, err
+}
+
+// ZonesDefaulted says whether the zones of a pool came from the environment, not the user.
+func (r *Request) ZonesDefaulted(pool string) bool {
+	k, ok := keptPool(r.Defaulted, pool)
+	return ok && len(k.Zones) > 0
 }
 
 // Options are settings of the program that uses the model layer.
@@ -118,6 +128,11 @@ type Rendering struct {
 
 	// NativeRef points at the backend's own object for the cluster.
 	NativeRef *kaasv1alpha1.ObjectReference
+
+	// EnvironmentChanges name backend settings of the environment that changed since the
+	// cluster was created and that the cluster keeps as they were (for example a machine
+	// image): they join the EnvironmentUpToDate condition.
+	EnvironmentChanges []string
 }
 
 // Resource is one rendered native object with its stable resource name.

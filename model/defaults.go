@@ -12,9 +12,12 @@ const DefaultCNI = kaasv1alpha1.CNICilium
 
 // Default returns the spec with every field the cluster leaves out filled in: from the
 // purpose (production turns on a highly available control plane and deletion protection),
-// then from the environment's defaults and catalog. The input is not modified: Default never
-// writes through a pointer or slice of its argument.
-func Default(in kaasv1alpha1.ClusterSpec, env *Environment) kaasv1alpha1.ClusterSpec {
+// then from what the environment defaulted when the cluster and its pools were created
+// (kept, from the cluster's status.defaulted), and only for what was never defaulted (a new
+// cluster, a new pool) from the environment's defaults and catalog as they are now. So an
+// environment edit never reshapes an existing cluster. The input is not modified: Default
+// never writes through a pointer or slice of its arguments.
+func Default(in kaasv1alpha1.ClusterSpec, env *Environment, kept *kaasv1alpha1.DefaultedValues) kaasv1alpha1.ClusterSpec {
 	out := in
 	if out.Purpose == "" {
 		out.Purpose = kaasv1alpha1.PurposeDevelopment
@@ -30,15 +33,24 @@ func Default(in kaasv1alpha1.ClusterSpec, env *Environment) kaasv1alpha1.Cluster
 		out.DeletionProtection = &production
 	}
 
-	out.Network = defaultNetwork(in.Network, env)
+	out.Network = defaultNetwork(in.Network, env, kept)
 	out.Maintenance = defaultMaintenance(in.Maintenance, in.Kubernetes.Version, env)
 
 	out.NodePools = make([]kaasv1alpha1.NodePool, len(in.NodePools))
 	for i, p := range in.NodePools {
-		if len(p.Zones) == 0 {
+		k, poolKept := keptPool(kept, p.Name)
+		switch {
+		case len(p.Zones) > 0:
+		case poolKept && len(k.Zones) > 0:
+			p.Zones = slices.Clone(k.Zones)
+		default:
 			p.Zones = slices.Clone(env.Catalog.Zones)
 		}
-		if p.RootDiskGiB == nil {
+		switch {
+		case p.RootDiskGiB != nil:
+		case poolKept:
+			p.RootDiskGiB = k.RootDiskGiB
+		default:
 			p.RootDiskGiB = env.Defaults.RootDiskGiB
 		}
 		out.NodePools[i] = p
@@ -46,12 +58,26 @@ func Default(in kaasv1alpha1.ClusterSpec, env *Environment) kaasv1alpha1.Cluster
 	return out
 }
 
-func defaultNetwork(in *kaasv1alpha1.NetworkSpec, env *Environment) *kaasv1alpha1.NetworkSpec {
+// defaultNetwork fills the network. Once a cluster has a record of its defaults, the record
+// decides every range the spec leaves out, an empty one included: spec.network cannot lose
+// a field once set, so a range left out now was left out at creation too, and a default the
+// environment added since must not reach the cluster.
+func defaultNetwork(in *kaasv1alpha1.NetworkSpec, env *Environment, kept *kaasv1alpha1.DefaultedValues) *kaasv1alpha1.NetworkSpec {
 	out := kaasv1alpha1.NetworkSpec{}
 	if in != nil {
 		out = *in
 	}
-	d := env.Defaults.Network
+	d := kaasv1alpha1.DefaultedNetwork{PodCIDR: env.Defaults.Network.PodCIDR, ServiceCIDR: env.Defaults.Network.ServiceCIDR,
+		NodeCIDR: env.Defaults.Network.NodeCIDR, CNI: env.Defaults.Network.CNI}
+	if d.CNI == "" {
+		d.CNI = DefaultCNI
+	}
+	if kept != nil {
+		d = kaasv1alpha1.DefaultedNetwork{}
+		if kept.Network != nil {
+			d = *kept.Network
+		}
+	}
 	if out.PodCIDR == "" {
 		out.PodCIDR = d.PodCIDR
 	}
@@ -64,10 +90,61 @@ func defaultNetwork(in *kaasv1alpha1.NetworkSpec, env *Environment) *kaasv1alpha
 	if out.CNI == "" {
 		out.CNI = d.CNI
 	}
-	if out.CNI == "" {
-		out.CNI = DefaultCNI
-	}
 	return &out
+}
+
+func keptPool(kept *kaasv1alpha1.DefaultedValues, name string) (kaasv1alpha1.DefaultedNodePool, bool) {
+	if kept == nil {
+		return kaasv1alpha1.DefaultedNodePool{}, false
+	}
+	for _, p := range kept.NodePools {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return kaasv1alpha1.DefaultedNodePool{}, false
+}
+
+// Defaulted records what Default filled in that is not the user's and outlives the
+// environment's settings: the network and, per pool, the zones and root disk. The cluster
+// keeps the record in status.defaulted. It is never nil, even when nothing was filled in:
+// an empty record still says that a default the environment adds later is not this
+// cluster's.
+func Defaulted(in, out *kaasv1alpha1.ClusterSpec) *kaasv1alpha1.DefaultedValues {
+	rec := &kaasv1alpha1.DefaultedValues{}
+	n := kaasv1alpha1.DefaultedNetwork{}
+	given := kaasv1alpha1.NetworkSpec{}
+	if in.Network != nil {
+		given = *in.Network
+	}
+	if given.PodCIDR == "" {
+		n.PodCIDR = out.Network.PodCIDR
+	}
+	if given.ServiceCIDR == "" {
+		n.ServiceCIDR = out.Network.ServiceCIDR
+	}
+	if given.NodeCIDR == "" {
+		n.NodeCIDR = out.Network.NodeCIDR
+	}
+	if given.CNI == "" {
+		n.CNI = out.Network.CNI
+	}
+	if n != (kaasv1alpha1.DefaultedNetwork{}) {
+		rec.Network = &n
+	}
+	for i, p := range in.NodePools {
+		d := kaasv1alpha1.DefaultedNodePool{Name: p.Name}
+		if len(p.Zones) == 0 {
+			d.Zones = slices.Clone(out.NodePools[i].Zones)
+		}
+		if p.RootDiskGiB == nil {
+			d.RootDiskGiB = out.NodePools[i].RootDiskGiB
+		}
+		if len(p.Zones) == 0 || p.RootDiskGiB == nil {
+			rec.NodePools = append(rec.NodePools, d)
+		}
+	}
+	return rec
 }
 
 func defaultMaintenance(in *kaasv1alpha1.MaintenanceSpec, version string, env *Environment) *kaasv1alpha1.MaintenanceSpec {

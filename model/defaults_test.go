@@ -99,7 +99,7 @@ func TestDefault(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := Default(tc.in, env)
+			got := Default(tc.in, env, nil)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Default(...): -want, +got:\n%s", diff)
 			}
@@ -117,7 +117,7 @@ func TestDefaultDoesNotModifyItsInput(t *testing.T) {
 		Maintenance: &kaasv1alpha1.MaintenanceSpec{AutoUpdate: &kaasv1alpha1.AutoUpdate{}},
 	}
 	before := cloneSpec(t, in)
-	_ = Default(in, testEnvironment())
+	_ = Default(in, testEnvironment(), nil)
 	if diff := cmp.Diff(before, in); diff != "" {
 		t.Errorf("Default modified its input: -before, +after:\n%s", diff)
 	}

@@ -15,8 +15,11 @@ const (
 	ReasonInvalidEnvironment      = "InvalidEnvironment"
 	ReasonInvalidSpec             = "InvalidSpec"
 	ReasonReplacementRefused      = "ReplacementRefused"
+	ReasonDeletionRefused         = "DeletionRefused"
+	ReasonSecretExposed           = "SecretExposed"
 	ReasonObservedStateUnreadable = "ObservedStateUnreadable"
 	ReasonRenderFailed            = "RenderFailed"
+	ReasonInternalError           = "InternalError"
 )
 
 // Error is an error of the model layer with its reason.

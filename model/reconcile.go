@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -8,9 +9,9 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
 // Input is what a caller has observed of one cluster.
@@ -86,11 +87,15 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	if err := r.checkObservedBackends(backend, in.Observed); err != nil {
 		return nil, err
 	}
+	if err := checkSecretsSanitized(in.Observed); err != nil {
+		return nil, err
+	}
 
 	cluster := *xr
-	cluster.Spec = Default(xr.Spec, env)
+	cluster.Spec = Default(xr.Spec, env, xr.Status.Defaulted)
 	out.Spec = cluster.Spec
-	req := &Request{Cluster: &cluster, Environment: env, Observed: in.Observed, Required: in.Required, Options: in.Options}
+	req := &Request{Cluster: &cluster, Environment: env, Defaulted: Defaulted(&xr.Spec, &cluster.Spec),
+		Observed: in.Observed, Required: in.Required, Options: in.Options}
 
 	maps.Copy(out.Requirements, backend.Requirements(req))
 	for name := range out.Requirements {
@@ -100,9 +105,14 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 	out.Complete = true
 
-	errs := append(Validate(&cluster.Spec, env), backend.Validate(req)...)
-	if len(errs) > 0 {
-		return nil, &InvalidError{Reason: ReasonInvalidSpec, Subject: fmt.Sprintf("%s %q", kaasv1alpha1.CompositeKind, xr.Name), Errs: errs}
+	subject := fmt.Sprintf("%s %q", kaasv1alpha1.CompositeKind, xr.Name)
+	// The backend sees only a spec that passed the API's own rules: it may rely on them (a
+	// pool has a count or autoscaling) rather than check everything again.
+	if errs := Validate(&cluster.Spec, env, &xr.Status); len(errs) > 0 {
+		return nil, &InvalidError{Reason: ReasonInvalidSpec, Subject: subject, Errs: errs}
+	}
+	if errs := append(ValidateZonesKept(&cluster.Spec, req.Defaulted, &xr.Status), backend.Validate(req)...); len(errs) > 0 {
+		return nil, &InvalidError{Reason: ReasonInvalidSpec, Subject: subject, Errs: errs}
 	}
 
 	obs, err := backend.Observe(req)
@@ -110,7 +120,7 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 		return nil, &Error{Reason: ReasonObservedStateUnreadable, Message: err.Error()}
 	}
 	if errs := ValidateUpgrade(&cluster.Spec, obs.Status.Kubernetes); len(errs) > 0 {
-		return nil, &InvalidError{Reason: ReasonInvalidSpec, Subject: fmt.Sprintf("%s %q", kaasv1alpha1.CompositeKind, xr.Name), Errs: errs}
+		return nil, &InvalidError{Reason: ReasonInvalidSpec, Subject: subject, Errs: errs}
 	}
 
 	rendering, err := backend.Render(req)
@@ -119,6 +129,14 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 	if err := checkReplacements(rendering, in.Observed); err != nil {
 		return nil, err
+	}
+	unobserved := Unobserved(in.Observed)
+	keepUnobserved(rendering, in.Observed, unobserved)
+	if err := checkNothingDropped(backend.Type(), rendering, in.Observed, &cluster.Spec); err != nil {
+		return nil, err
+	}
+	if len(unobserved) > 0 {
+		obs = unknownObservation(obs, &xr.Status, unobserved)
 	}
 
 	out.Rendering = rendering
@@ -130,34 +148,83 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 		Region:      env.Region,
 		NativeRef:   rendering.NativeRef,
 	}
+	if out.Status.Backend.NativeRef == nil && pinned.NativeRef != nil {
+		// The backend could not say where its object lives this time (its inputs are
+		// not observed yet); the object has not moved.
+		out.Status.Backend.NativeRef = pinned.NativeRef
+	}
+	out.Status.Defaulted = req.Defaulted
+	changes := append(EnvironmentChanges(&cluster.Spec, env, out.Status.Defaulted), rendering.EnvironmentChanges...)
+	if !slices.ContainsFunc(obs.Conditions, func(c Condition) bool { return c.Type == kaasv1alpha1.ConditionKubeconfigReady }) {
+		obs.Conditions = append(obs.Conditions, kubeconfigCondition(obs))
+	}
+	obs.Conditions = append(obs.Conditions, environmentCondition(env, changes))
 	return out, nil
 }
 
-// ValidateUpgrade refuses a version the running cluster cannot move to: a lower minor, or
-// more than one minor up. The API server checks the same against the previous spec; this
-// checks against what actually runs, which can lag behind the spec.
-func ValidateUpgrade(spec *kaasv1alpha1.ClusterSpec, running *kaasv1alpha1.KubernetesStatus) field.ErrorList {
-	if running == nil || running.Version == "" {
-		return nil
+// unknownObservation is what can be said while a native object exists but its state is not
+// known: the status as last written stays (a Ready cluster does not turn Provisioning while
+// its provider restarts), the backend's verdict is Unknown, and the unobserved resources are
+// not ready.
+func unknownObservation(obs *Observation, previous *kaasv1alpha1.ClusterStatus, unobserved []string) *Observation {
+	out := *obs
+	out.Status = copyStatus(previous)
+	if out.Status.Phase == "" {
+		out.Status.Phase = kaasv1alpha1.PhaseProvisioning
 	}
-	have, err := ParseVersion(running.Version)
+	out.Ready = false
+	out.ResourceReady = maps.Clone(obs.ResourceReady)
+	if out.ResourceReady == nil {
+		out.ResourceReady = map[string]bool{}
+	}
+	for _, name := range unobserved {
+		out.ResourceReady[name] = false
+	}
+	out.Conditions = []Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: ConditionUnknown, Reason: "NotObservedYet",
+		Message: fmt.Sprintf("provider-kubernetes has not reported the object that %s manages yet; it exists and is kept as it was last applied until its state is known",
+			strings.Join(unobserved, " and "))}}
+	for _, c := range obs.Conditions {
+		if c.Type != kaasv1alpha1.ConditionBackendReady {
+			out.Conditions = append(out.Conditions, c)
+		}
+	}
+	return &out
+}
+
+// copyStatus copies a status through JSON: the API types have no generated deep copies,
+// and this runs only while a native object is unobserved.
+func copyStatus(s *kaasv1alpha1.ClusterStatus) kaasv1alpha1.ClusterStatus {
+	var out kaasv1alpha1.ClusterStatus
+	raw, err := json.Marshal(s)
+	if err == nil {
+		err = json.Unmarshal(raw, &out)
+	}
 	if err != nil {
-		return nil
+		return kaasv1alpha1.ClusterStatus{Phase: s.Phase}
 	}
-	want, err := ParseVersion(spec.Kubernetes.Version)
-	if err != nil {
-		return nil
+	return out
+}
+
+// kubeconfigCondition says whether a kubeconfig was delivered, for backends that give no
+// verdict of their own on it (one that knows about expiry and renewal does).
+func kubeconfigCondition(obs *Observation) Condition {
+	if len(obs.ConnectionDetails[ConnectionKeyKubeconfig]) > 0 {
+		return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionTrue, Reason: "Delivered",
+			Message: "the connection secret holds the cluster's kubeconfig"}
 	}
-	p := field.NewPath("spec", "kubernetes", "version")
-	switch {
-	case want.Major != have.Major || want.Minor < have.Minor:
-		return field.ErrorList{field.Forbidden(p, fmt.Sprintf("the cluster runs %s; downgrading to %s is not supported", running.Version, spec.Kubernetes.Version))}
-	case want.Minor > have.Minor+1:
-		return field.ErrorList{field.Forbidden(p, fmt.Sprintf("the cluster runs %s; upgrade one minor at a time (next: %d.%d), not to %s", running.Version, have.Major, have.Minor+1, spec.Kubernetes.Version))}
-	case want.HasPatch() && have.HasPatch() && want.SameMinor(have) && want.Patch < have.Patch:
-		return field.ErrorList{field.Forbidden(p, fmt.Sprintf("the cluster runs %s; downgrading to %s is not supported", running.Version, spec.Kubernetes.Version))}
+	return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: "Pending",
+		Message: "the backend has not delivered a kubeconfig yet"}
+}
+
+// environmentCondition says whether the cluster uses what its environment offers and
+// defaults today.
+func environmentCondition(env *Environment, changes []string) Condition {
+	if len(changes) == 0 {
+		return Condition{Type: kaasv1alpha1.ConditionEnvironmentUpToDate, Status: ConditionTrue, Reason: "UpToDate",
+			Message: fmt.Sprintf("the cluster uses what environment %s offers and defaults", env.Name)}
 	}
-	return nil
+	return Condition{Type: kaasv1alpha1.ConditionEnvironmentUpToDate, Status: ConditionFalse, Reason: "EnvironmentChanged",
+		Message: Truncate(fmt.Sprintf("environment %s changed since the cluster was created; the cluster is left as it is: %s", env.Name, strings.Join(changes, "; ")))}
 }
 
 // checkObservedBackends refuses to go on when an observed resource was created by another
@@ -180,6 +247,25 @@ func (r *Registry) checkObservedBackends(backend Backend, observed map[string]Ob
 	foreign = slices.Compact(foreign)
 	return errorf(ReasonReplacementRefused, "the cluster has resources of another backend than %q, which its environment names now: %s; switching backends would delete them and replace the cluster, so nothing was changed",
 		backend.Type(), strings.Join(foreign, ", "))
+}
+
+// checkSecretsSanitized refuses to go on while a provider-kubernetes Object of the cluster
+// carries a Secret's data (a kubeconfig) in its status: the function must not pass on what
+// it should never have been shown, and the platform team must know at once. The message
+// names the Object, never the data.
+func checkSecretsSanitized(observed map[string]ObservedResource) error {
+	var exposed []string
+	for name, o := range observed {
+		if o.Object != nil && providerkubernetes.IsObject(o.Object) && providerkubernetes.ExposesSecretData(o.Object) {
+			exposed = append(exposed, fmt.Sprintf("%s (Object %s)", name, o.Object.GetName()))
+		}
+	}
+	if len(exposed) == 0 {
+		return nil
+	}
+	sort.Strings(exposed)
+	return errorf(ReasonSecretExposed, "%s carries the data of the Secret it observes in its status, readable by anyone who may read Objects: provider-kubernetes runs without --sanitize-secrets. Start it with --sanitize-secrets (a DeploymentRuntimeConfig argument); until then nothing is changed",
+		strings.Join(exposed, ", "))
 }
 
 // checkReplacements refuses a rendering that would put an object of another kind under an

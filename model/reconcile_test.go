@@ -19,24 +19,36 @@ type fakeBackend struct {
 	renderErr    error
 	observed     string // running Kubernetes version
 	kind         string // kind of the rendered object
+	apiVersion   string // of the rendered object; v1 when empty
 }
 
 func (fakeBackend) Type() kaasv1alpha1.BackendType                   { return "fake" }
 func (fakeBackend) ValidateEnvironment(*Environment) field.ErrorList { return nil }
 func (b fakeBackend) Requirements(*Request) map[string]Selector      { return b.requirements }
-func (b fakeBackend) Validate(*Request) field.ErrorList              { return b.validateErrs }
+
+// Validate relies on what the model's validation guarantees, as real backends do: it
+// dereferences the first pool's size, which is only there in a valid spec.
+func (b fakeBackend) Validate(req *Request) field.ErrorList {
+	if p := req.Cluster.Spec.NodePools[0]; p.Count == nil && p.Autoscaling.Max < 0 {
+		return field.ErrorList{field.Invalid(field.NewPath("spec"), nil, "unreachable")}
+	}
+	return b.validateErrs
+}
 
 func (b fakeBackend) Render(req *Request) (*Rendering, error) {
 	if b.renderErr != nil {
 		return nil, b.renderErr
 	}
-	kind := b.kind
+	kind, apiVersion := b.kind, b.apiVersion
 	if kind == "" {
 		kind = "ConfigMap"
 	}
+	if apiVersion == "" {
+		apiVersion = "v1"
+	}
 	return &Rendering{
 		Resources: []Resource{{Name: "fake-cluster", Object: &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "v1", "kind": kind, "metadata": map[string]any{"name": req.Cluster.Name},
+			"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": req.Cluster.Name},
 		}}}},
 		NativeRef: &kaasv1alpha1.ObjectReference{APIVersion: "v1", Kind: kind, Name: req.Cluster.Name},
 	}, nil
@@ -80,6 +92,12 @@ func TestReconcile(t *testing.T) {
 	}
 	observed := func(name, kind string) map[string]ObservedResource {
 		return map[string]ObservedResource{name: {Object: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind}}}}
+	}
+	labelled := func(o map[string]ObservedResource, labels map[string]string) map[string]ObservedResource {
+		for _, r := range o {
+			r.Object.SetLabels(labels)
+		}
+		return o
 	}
 
 	cases := map[string]struct {
@@ -157,6 +175,49 @@ func TestReconcile(t *testing.T) {
 			wantReason: ReasonInvalidSpec,
 			wantErr:    []string{"spec.kubernetes.version: Forbidden: the cluster runs 1.35.0; downgrading to 1.34 is not supported"},
 		},
+		// A pool without a size reaches no backend: its Validate would crash on it.
+		"InvalidSpecNeverReachesTheBackend": {
+			in: Input{Cluster: func() *kaasv1alpha1.XSCSCluster {
+				xr := testCluster()
+				xr.Spec.NodePools[0].Count = nil
+				return xr
+			}(), Required: environments},
+			wantReason: ReasonInvalidSpec,
+			wantErr:    []string{"spec.nodePools[0]: Required value: set exactly one of count"},
+		},
+		"DroppingAnExistingResource": {
+			in: Input{Cluster: testCluster(), Required: environments,
+				Observed: labelled(observed("fake-nodegroup-a-az2", "ConfigMap"), map[string]string{LabelNodePool: "a"})},
+			wantReason: ReasonDeletionRefused,
+			wantErr:    []string{"fake-nodegroup-a-az2 (ConfigMap ; it belongs to node pool a, which the spec still has)", "nothing was changed"},
+		},
+		"DroppingAnUnlabelledResource": {
+			in:         Input{Cluster: testCluster(), Required: environments, Observed: observed("fake-releases", "ConfigMap")},
+			wantReason: ReasonDeletionRefused,
+			wantErr:    []string{"fake-releases (ConfigMap ; it is not labelled kaas.scs.community/node-pool as the node group of a pool the spec removed)"},
+		},
+		// Removing a pool removes its node groups: the one removal that is a normal operation.
+		"RemovedPoolsResourcesGo": {
+			in: Input{Cluster: testCluster(), Required: environments,
+				Observed: labelled(observed("fake-nodegroup-b-az1", "ConfigMap"), map[string]string{LabelNodePool: "b"})},
+			wantComplete: true,
+			wantReqs:     []string{EnvironmentsRequirement},
+		},
+		// What other pipeline steps compose is theirs, not the backend's.
+		"OtherStepsResourcesAreNotChecked": {
+			in:           Input{Cluster: testCluster(), Required: environments, Observed: observed("platform-extra", "ConfigMap")},
+			wantComplete: true,
+			wantReqs:     []string{EnvironmentsRequirement},
+		},
+		"SecretDataInAnObjectsStatus": {
+			in: Input{Cluster: testCluster(), Required: environments, Observed: map[string]ObservedResource{"fake-kubeconfig": {Object: &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": map[string]any{"name": "demo-kubeconfig"},
+				"spec":   map[string]any{"managementPolicies": []any{"Observe"}},
+				"status": map[string]any{"atProvider": map[string]any{"manifest": map[string]any{"apiVersion": "v1", "kind": "Secret", "data": map[string]any{"value": "c2VjcmV0"}}}},
+			}}}}},
+			wantReason: ReasonSecretExposed,
+			wantErr:    []string{"fake-kubeconfig (Object demo-kubeconfig) carries the data of the Secret", "--sanitize-secrets"},
+		},
 		"KindChangeUnderAnExistingName": {
 			backend:    fakeBackend{kind: "Secret"},
 			in:         Input{Cluster: testCluster(), Required: environments, Observed: observed("fake-cluster", "ConfigMap")},
@@ -179,6 +240,9 @@ func TestReconcile(t *testing.T) {
 					if !strings.Contains(err.Error(), w) {
 						t.Errorf("error %q should contain %q", err, w)
 					}
+				}
+				if strings.Contains(err.Error(), "c2VjcmV0") || strings.Contains(err.Error(), "secret\"") {
+					t.Errorf("the error shows secret data: %q", err)
 				}
 				if got := ReasonOf(err); got != tc.wantReason {
 					t.Errorf("reason = %q, want %q", got, tc.wantReason)
@@ -224,3 +288,39 @@ var cmpSortStrings = cmp.Transformer("sort", func(in []string) []string {
 	}
 	return out
 })
+
+// TestReconcileKeepsAnUnobservedObject: an Object that manages a native object its provider
+// has not reported yet is desired exactly as last applied, whatever the backend renders,
+// and the cluster keeps the status it had, with the backend's verdict Unknown.
+func TestReconcileKeepsAnUnobservedObject(t *testing.T) {
+	applied := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object",
+		"metadata": map[string]any{"name": "demo-cluster", "uid": "1234", "resourceVersion": "7", "labels": map[string]any{LabelCluster: "demo"}},
+		"spec": map[string]any{"forProvider": map[string]any{"manifest": map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "demo"}, "data": map[string]any{"chosen": "by the backend"}}}},
+		"status": map[string]any{"conditions": []any{map[string]any{"type": "Synced", "status": "False"}}},
+	}}
+	xr := testCluster()
+	xr.Status = kaasv1alpha1.ClusterStatus{Phase: kaasv1alpha1.PhaseReady, Kubernetes: &kaasv1alpha1.KubernetesStatus{Version: "1.34.2"},
+		Backend: &kaasv1alpha1.BackendStatus{Type: "fake", Environment: "regionone"}}
+	out, err := NewRegistry(fakeBackend{kind: "Object", apiVersion: "kubernetes.crossplane.io/v1alpha2"}).Reconcile(Input{Cluster: xr,
+		Required: map[string][]*unstructured.Unstructured{EnvironmentsRequirement: {fakeEnvironmentConfig()}},
+		Observed: map[string]ObservedResource{"fake-cluster": {Object: applied}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Resource{{Name: "fake-cluster", Object: &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object",
+		"metadata": map[string]any{"name": "demo-cluster", "labels": map[string]any{LabelCluster: "demo"}},
+		"spec":     applied.Object["spec"],
+	}}}}
+	if diff := cmp.Diff(want, out.Rendering.Resources); diff != "" {
+		t.Errorf("resources: -want, +got:\n%s", diff)
+	}
+	if out.Status.Phase != kaasv1alpha1.PhaseReady || out.Status.Kubernetes.Version != "1.34.2" || out.Observation.Ready || out.Observation.ResourceReady["fake-cluster"] {
+		t.Errorf("status = %+v, ready = %v %v; want the last status kept and nothing ready", out.Status, out.Observation.Ready, out.Observation.ResourceReady)
+	}
+	if c := out.Observation.Conditions[0]; c.Type != kaasv1alpha1.ConditionBackendReady || c.Status != ConditionUnknown || c.Reason != "NotObservedYet" {
+		t.Errorf("first condition = %+v, want BackendReady Unknown NotObservedYet", c)
+	}
+}

@@ -28,7 +28,12 @@ const (
 
 // Validate checks a defaulted spec against the rules of the API and the catalog of the
 // environment. It returns every problem at once, each with the path of its field.
-func Validate(spec *kaasv1alpha1.ClusterSpec, env *Environment) field.ErrorList {
+//
+// current is the cluster's status as last written (nil for a new cluster). A value the
+// cluster already has (the Kubernetes minor it runs, a pool's machine type or zones) stays
+// accepted when the environment's catalog no longer offers it: a catalog edit applies to new
+// clusters and new choices, and the EnvironmentUpToDate condition tells the cluster's users.
+func Validate(spec *kaasv1alpha1.ClusterSpec, env *Environment, current *kaasv1alpha1.ClusterStatus) field.ErrorList {
 	p := field.NewPath("spec")
 	var errs field.ErrorList
 
@@ -39,26 +44,27 @@ func Validate(spec *kaasv1alpha1.ClusterSpec, env *Environment) field.ErrorList 
 	if !slices.Contains(purposes, string(spec.Purpose)) {
 		errs = append(errs, field.NotSupported(p.Child("purpose"), spec.Purpose, purposes))
 	}
-	errs = append(errs, validateVersion(p.Child("kubernetes", "version"), spec.Kubernetes.Version, env)...)
-	errs = append(errs, validateNodePools(p.Child("nodePools"), spec.NodePools, env)...)
+	has := existing{current}
+	errs = append(errs, validateVersion(p.Child("kubernetes", "version"), spec.Kubernetes.Version, env, has)...)
+	errs = append(errs, validateNodePools(p.Child("nodePools"), spec.NodePools, env, has)...)
 	errs = append(errs, validateNetwork(p.Child("network"), spec.Network)...)
 	errs = append(errs, validateMaintenance(p.Child("maintenance"), spec.Maintenance)...)
 	errs = append(errs, validateHibernation(p.Child("hibernation"), spec.Hibernation)...)
 	return errs
 }
 
-func validateVersion(p *field.Path, version string, env *Environment) field.ErrorList {
+func validateVersion(p *field.Path, version string, env *Environment, has existing) field.ErrorList {
 	v, err := ParseVersion(version)
 	if err != nil || v.Major != 1 {
 		return field.ErrorList{field.Invalid(p, version, "must be a Kubernetes minor such as 1.34 or a patch such as 1.34.2")}
 	}
-	if !slices.Contains(env.Catalog.KubernetesVersions, v.MinorString()) {
+	if !slices.Contains(env.Catalog.KubernetesVersions, v.MinorString()) && !has.minor(v) {
 		return field.ErrorList{field.NotSupported(p, version, env.Catalog.KubernetesVersions)}
 	}
 	return nil
 }
 
-func validateNodePools(p *field.Path, pools []kaasv1alpha1.NodePool, env *Environment) field.ErrorList {
+func validateNodePools(p *field.Path, pools []kaasv1alpha1.NodePool, env *Environment, has existing) field.ErrorList {
 	var errs field.ErrorList
 	if len(pools) == 0 {
 		errs = append(errs, field.Required(p, "a cluster needs at least one node pool"))
@@ -73,12 +79,40 @@ func validateNodePools(p *field.Path, pools []kaasv1alpha1.NodePool, env *Enviro
 			errs = append(errs, field.Duplicate(pp.Child("name"), pool.Name))
 		}
 		seen[pool.Name] = true
-		errs = append(errs, validateNodePool(pp, &pool, env)...)
+		errs = append(errs, validateNodePool(pp, &pool, env, has)...)
+	}
+	return append(errs, validateNodeGroupNames(p, pools)...)
+}
+
+// validateNodeGroupNames refuses pools and zones whose node groups would get the same name
+// in the backend (PoolZoneName): pool a in zone b-c and pool a-b in zone c are both a-b-c,
+// and one would overwrite, or on a later change delete, the other's nodes.
+func validateNodeGroupNames(p *field.Path, pools []kaasv1alpha1.NodePool) field.ErrorList {
+	var errs field.ErrorList
+	type group struct{ pool, zone string }
+	byName := map[string]group{}
+	for i, pool := range pools {
+		for j, zone := range pool.Zones {
+			name := PoolZoneName(pool.Name, zone)
+			other, clash := byName[name]
+			switch {
+			case !clash:
+				byName[name] = group{pool.Name, zone}
+			case other == group{pool.Name, zone}:
+				// The same pool or zone twice: reported as a duplicate already.
+			case other.pool == pool.Name:
+				errs = append(errs, field.Invalid(p.Index(i).Child("zones").Index(j), zone, fmt.Sprintf(
+					"zones %s and %s of pool %s would both be named %s in the backend; name each zone once", other.zone, zone, pool.Name, name)))
+			default:
+				errs = append(errs, field.Invalid(p.Index(i).Child("name"), pool.Name, fmt.Sprintf(
+					"pool %s in zone %s and pool %s in zone %s would both be named %s in the backend; rename one of the pools", other.pool, other.zone, pool.Name, zone, name)))
+			}
+		}
 	}
 	return errs
 }
 
-func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environment) field.ErrorList {
+func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environment, has existing) field.ErrorList {
 	var errs field.ErrorList
 	if msgs := validation.IsDNS1123Label(pool.Name); len(msgs) > 0 {
 		errs = append(errs, field.Invalid(p.Child("name"), pool.Name, strings.Join(msgs, "; ")))
@@ -89,7 +123,7 @@ func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environme
 	switch {
 	case pool.MachineType == "":
 		errs = append(errs, field.Required(p.Child("machineType"), "name a machine type (flavor) such as SCS-4V-8"))
-	case len(env.Catalog.MachineTypes) > 0 && !slices.Contains(env.Catalog.MachineTypes, pool.MachineType):
+	case len(env.Catalog.MachineTypes) > 0 && !slices.Contains(env.Catalog.MachineTypes, pool.MachineType) && !has.machineType(pool.Name, pool.MachineType):
 		errs = append(errs, field.NotSupported(p.Child("machineType"), pool.MachineType, env.Catalog.MachineTypes))
 	}
 
@@ -126,7 +160,7 @@ func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environme
 			errs = append(errs, field.Duplicate(zones.Index(i), z))
 		}
 		seenZone[z] = true
-		if len(env.Catalog.Zones) > 0 && !slices.Contains(env.Catalog.Zones, z) {
+		if len(env.Catalog.Zones) > 0 && !slices.Contains(env.Catalog.Zones, z) && !has.zone(pool.Name, z) {
 			errs = append(errs, field.NotSupported(zones.Index(i), z, env.Catalog.Zones))
 		}
 	}
@@ -158,6 +192,39 @@ func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environme
 			"must not be 0 when maxSurge is 0 too, or a rolling update could never make progress"))
 	}
 	return errs
+}
+
+// existing is what a cluster already has, as its status records it.
+type existing struct{ status *kaasv1alpha1.ClusterStatus }
+
+func (e existing) minor(v Version) bool {
+	if e.status == nil || e.status.Kubernetes == nil {
+		return false
+	}
+	running, err := ParseVersion(e.status.Kubernetes.Version)
+	return err == nil && running.SameMinor(v)
+}
+
+func (e existing) pool(name string) *kaasv1alpha1.NodePoolStatus {
+	if e.status == nil {
+		return nil
+	}
+	for i := range e.status.NodePools {
+		if e.status.NodePools[i].Name == name {
+			return &e.status.NodePools[i]
+		}
+	}
+	return nil
+}
+
+func (e existing) machineType(pool, machineType string) bool {
+	p := e.pool(pool)
+	return p != nil && p.MachineType == machineType
+}
+
+func (e existing) zone(pool, zone string) bool {
+	p := e.pool(pool)
+	return p != nil && slices.Contains(p.Zones, zone)
 }
 
 func validateIntOrPercent(p *field.Path, v *intstr.IntOrString) field.ErrorList {

@@ -37,12 +37,12 @@ func validSpec() kaasv1alpha1.ClusterSpec {
 		Hibernation: &kaasv1alpha1.HibernationSpec{Schedules: []kaasv1alpha1.HibernationSchedule{
 			{Start: "0 20 * * MON-FRI", End: "30 6 * * 1-5", Location: "Europe/Berlin"},
 		}},
-	}, testEnvironment())
+	}, testEnvironment(), nil)
 }
 
 func TestValidateAcceptsAValidSpec(t *testing.T) {
 	spec := validSpec()
-	if errs := Validate(&spec, testEnvironment()); len(errs) > 0 {
+	if errs := Validate(&spec, testEnvironment(), nil); len(errs) > 0 {
 		t.Fatalf("Validate: %v", errs.ToAggregate())
 	}
 }
@@ -210,7 +210,7 @@ func TestValidate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			spec := validSpec()
 			tc.edit(&spec)
-			errs := Validate(&spec, testEnvironment())
+			errs := Validate(&spec, testEnvironment(), nil)
 			if len(tc.want) == 0 {
 				if len(errs) > 0 {
 					t.Fatalf("want no error, got %v", errs.ToAggregate())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -58,38 +59,54 @@ func NewFunction(log logging.Logger) *Function {
 // RunFunction translates one composite resource. Every error ends in a Fatal result and
 // leaves the desired state as it came in: Crossplane deletes composed resources that are
 // missing from the desired state, so an empty or partial answer would delete clusters.
-func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+//
+// A panic, a bug on some input nobody foresaw, ends the same way: without the recovery one
+// bad composite would crash the function for every tenant, over and over.
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (rsp *fnv1.RunFunctionResponse, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			name := req.GetObserved().GetComposite().GetResource().GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
+			f.log.Info("Recovered from a panic; nothing was changed", "xr", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			// A fresh response: the one under way may hold half of the desired state.
+			rsp, err = refuse(response.To(req, ttlConverging), model.ReasonInternalError,
+				errors.New("the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it")), nil
+		}
+	}()
+	return f.runFunction(req), nil
+}
+
+func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 	rsp := response.To(req, ttlConverging)
 
 	in, err := decodeInput(req, f.options)
 	if err != nil {
-		return refuse(rsp, model.ReasonRenderFailed, err), nil
+		return refuse(rsp, model.ReasonRenderFailed, err)
 	}
 	log := f.log.WithValues("xr", in.Cluster.Name)
 
 	out, err := f.backends.Reconcile(in)
 	if err != nil {
 		log.Info("Refusing to render", "reason", model.ReasonOf(err), "error", err.Error())
-		return refuse(rsp, model.ReasonOf(err), err), nil
+		return refuse(rsp, model.ReasonOf(err), err)
 	}
 	// Crossplane fetches what the requirements select and calls again; until then the
 	// response carries no desired state of ours and Crossplane does not act on it.
 	rsp.Requirements = encodeRequirements(out.Requirements)
 	if !out.Complete {
-		return rsp, nil
+		return rsp
 	}
 
 	if err := encodeOutput(rsp, out); err != nil {
 		// encodeOutput changes the response only once everything is encoded, so the
 		// desired state is still what came in.
-		return refuse(rsp, model.ReasonRenderFailed, err), nil
+		return refuse(rsp, model.ReasonRenderFailed, err)
 	}
 	if out.Observation.Ready {
 		rsp.Meta.Ttl = durationpb.New(ttlReady)
 	}
 	log.Debug("Rendered", "backend", out.Environment.Backend, "environment", out.Environment.Name,
 		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources), "unready", unreadyResources{out})
-	return rsp, nil
+	return rsp
 }
 
 // refuse ends the pipeline with a Fatal result, which stops Crossplane before it applies or

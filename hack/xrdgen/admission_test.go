@@ -252,6 +252,31 @@ func TestClaimAdmission(t *testing.T) {
 			new: func(s map[string]any) { s["kubernetes"] = map[string]any{"version": "1.34.3"} },
 			old: func(map[string]any) {},
 		},
+		"PoolZonesSetLater": {
+			new: func(s map[string]any) { pool(s, 0)["zones"] = []any{"az1", "az2"} },
+			old: func(map[string]any) {},
+		},
+		"PoolZonesInAnotherOrder": {
+			new: func(s map[string]any) { pool(s, 0)["zones"] = []any{"az2", "az1"} },
+			old: func(s map[string]any) { pool(s, 0)["zones"] = []any{"az1", "az2"} },
+		},
+		"PoolZoneRemoved": {
+			new:  func(s map[string]any) { pool(s, 0)["zones"] = []any{"az1"} },
+			old:  func(s map[string]any) { pool(s, 0)["zones"] = []any{"az1", "az2"} },
+			want: []string{"spec.nodePools[0].zones", "the zones of an existing node pool cannot change"},
+		},
+		"PoolZonesDropped": {
+			new:  func(map[string]any) {},
+			old:  func(s map[string]any) { pool(s, 0)["zones"] = []any{"az1", "az2"} },
+			want: []string{"spec.nodePools[0].zones", "the zones of an existing node pool cannot change"},
+		},
+		"NewPoolWithOtherZones": {
+			new: func(s map[string]any) {
+				pool(s, 0)["zones"] = []any{"az1", "az2"}
+				s["nodePools"] = append(s["nodePools"].([]any), map[string]any{"name": "east", "machineType": "SCS-4V-8", "count": int64(1), "zones": []any{"az3"}})
+			},
+			old: func(s map[string]any) { pool(s, 0)["zones"] = []any{"az1", "az2"} },
+		},
 		"UpgradeTwoMinors": {
 			new:  func(s map[string]any) { s["kubernetes"] = map[string]any{"version": "1.36"} },
 			old:  func(map[string]any) {},

@@ -24,9 +24,6 @@ const (
 	annotationAutoscalerMin = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"
 	annotationAutoscalerMax = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
 
-	// LabelNodePool names the node pool of a MachineDeployment.
-	LabelNodePool = "kaas.scs.community/node-pool"
-
 	// nodeLabelPrefix is where labels go that Cluster API must carry to the nodes.
 	nodeLabelPrefix = "node.cluster.x-k8s.io/"
 )
@@ -114,7 +111,7 @@ func machineDeployments(p *kaasv1alpha1.NodePool, cs *envv1alpha1.ClusterStack) 
 		labels = map[string]string{}
 	}
 	// The pool's name on its MachineDeployments and Machines lets Observe group them.
-	labels[LabelNodePool] = p.Name
+	labels[model.LabelNodePool] = p.Name
 	if len(moved) > 0 {
 		unsupported = append(unsupported, model.Unsupported{Field: fp + ".labels",
 			Reason: fmt.Sprintf("Cluster API carries only node-role.kubernetes.io/, node-restriction.kubernetes.io/ and node.cluster.x-k8s.io/ labels to nodes; the nodes get %s instead", strings.Join(moved, ", "))})

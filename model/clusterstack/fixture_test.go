@@ -81,7 +81,7 @@ func standardReleases() []*unstructured.Unstructured {
 // request builds a request as Reconcile would: defaulted spec, releases fetched; for a
 // remote management cluster the releases arrive wrapped in observe-only Objects.
 func request(s kaasv1alpha1.ClusterSpec, env *model.Environment, releases []*unstructured.Unstructured, observed *clusterv1.Cluster) *model.Request {
-	xr := &kaasv1alpha1.XSCSCluster{Spec: model.Default(s, env)}
+	xr := &kaasv1alpha1.XSCSCluster{Spec: model.Default(s, env, nil)}
 	xr.Name = "shop-9q8rz"
 	req := &model.Request{Cluster: xr, Environment: env, Observed: map[string]model.ObservedResource{},
 		Required: map[string][]*unstructured.Unstructured{}, Options: model.Options{ConnectionSecretNamespace: "crossplane-system"}}

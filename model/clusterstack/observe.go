@@ -228,7 +228,7 @@ func nodePools(c *clusterv1.Cluster, flavorVariable string) []kaasv1alpha1.NodeP
 	byPool := map[string]*kaasv1alpha1.NodePoolStatus{}
 	var order []string
 	for _, md := range c.Spec.Topology.Workers.MachineDeployments {
-		pool := md.Metadata.Labels[LabelNodePool]
+		pool := md.Metadata.Labels[model.LabelNodePool]
 		if pool == "" {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
@@ -49,11 +50,27 @@ func (Backend) Validate(req *model.Request) field.ErrorList {
 			"the Cluster is managed through ProviderConfig %s, but environment %s (EnvironmentConfig %s) now names %s: that would create a second cluster",
 			pc, env.Name, env.ConfigName, cs.ManagementCluster)))
 	}
+	for i, pool := range req.Cluster.Spec.NodePools {
+		if running := observedZones(observed, pool.Name); len(running) > 0 && !model.SameSet(running, pool.Zones) {
+			errs = append(errs, model.ZoneChangeRefused(i, pool.Name, running, pool.Zones, req.ZonesDefaulted(pool.Name)))
+		}
+	}
 	sp := field.NewPath("spec", "network")
 	n := observed.Spec.ClusterNetwork
 	errs = append(errs, immutableCIDR(sp.Child("podCIDR"), req.Cluster.Spec.Network.PodCIDR, n.Pods.CIDRBlocks)...)
 	errs = append(errs, immutableCIDR(sp.Child("serviceCIDR"), req.Cluster.Spec.Network.ServiceCIDR, n.Services.CIDRBlocks)...)
 	return errs
+}
+
+// observedZones are the failure domains of a pool's MachineDeployments in the Cluster.
+func observedZones(c *clusterv1.Cluster, pool string) []string {
+	var zones []string
+	for _, md := range c.Spec.Topology.Workers.MachineDeployments {
+		if md.Metadata.Labels[model.LabelNodePool] == pool && md.FailureDomain != "" {
+			zones = append(zones, md.FailureDomain)
+		}
+	}
+	return zones
 }
 
 func immutableCIDR(p *field.Path, desired string, observed []string) field.ErrorList {

@@ -61,7 +61,7 @@ func fullSpec() kaasv1alpha1.ClusterSpec {
 }
 
 func request(spec kaasv1alpha1.ClusterSpec, env *model.Environment, observed *gardencorev1beta1.Shoot) *model.Request {
-	xr := &kaasv1alpha1.XSCSCluster{Spec: model.Default(spec, env)}
+	xr := &kaasv1alpha1.XSCSCluster{Spec: model.Default(spec, env, nil)}
 	xr.Name = "shop-x7k2p"
 	req := &model.Request{Cluster: xr, Environment: env, Observed: map[string]model.ObservedResource{}}
 	if observed != nil {

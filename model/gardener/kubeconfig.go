@@ -1,8 +1,11 @@
 package gardener
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
@@ -64,4 +67,42 @@ func kubeconfigDetails(req *model.Request) (map[string][]byte, error) {
 		return nil, nil
 	}
 	return model.KubeconfigConnectionDetails(raw)
+}
+
+// kubeconfigVerdict says whether the delivered admin kubeconfig works, from the
+// AdminKubeconfig's conditions: provider-gardener-kubeconfig sets Ready to False (reason
+// Expired) once the kubeconfig in the connection secret has expired, and Synced to False
+// while it cannot get a new one from the garden. Either makes the kubeconfig resource, and
+// so the claim, not ready, and the claim's KubeconfigReady condition says why.
+func kubeconfigVerdict(req *model.Request, details map[string][]byte) (bool, model.Condition) {
+	c := model.Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: model.ConditionFalse}
+	ak := req.Observed[ResourceKubeconfig].Object
+	ready := model.ConditionOf(ak, "Ready")
+	synced := model.ConditionOf(ak, "Synced")
+	expires, _, _ := unstructured.NestedString(objectOrEmpty(ak), "status", "atProvider", "expirationTimestamp")
+	switch {
+	case ready.Found && ready.Status == "False" && ready.Reason == "Expired":
+		c.Reason = "Expired"
+		c.Message = model.Truncate("provider-gardener-kubeconfig reports: " + ready.Message)
+	case synced.Found && synced.Status == "False":
+		c.Reason = "RenewalFailing"
+		c.Message = model.Truncate("provider-gardener-kubeconfig cannot get an admin kubeconfig from the garden: " + synced.Message)
+	case details == nil:
+		c.Reason, c.Message = "Pending", "provider-gardener-kubeconfig has not delivered an admin kubeconfig yet"
+	default:
+		c.Status, c.Reason = model.ConditionTrue, "Delivered"
+		c.Message = "the connection secret holds an admin kubeconfig of the Shoot"
+		if expires != "" {
+			c.Message += fmt.Sprintf(", valid until %s and renewed before then", expires)
+		}
+		return true, c
+	}
+	return false, c
+}
+
+func objectOrEmpty(u *unstructured.Unstructured) map[string]any {
+	if u == nil {
+		return nil
+	}
+	return u.Object
 }

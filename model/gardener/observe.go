@@ -31,19 +31,20 @@ func (Backend) Observe(req *model.Request) (*model.Observation, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs := &model.Observation{ResourceReady: map[string]bool{ResourceShoot: false, ResourceKubeconfig: details != nil}}
+	kubeconfigReady, kubeconfig := kubeconfigVerdict(req, details)
+	obs := &model.Observation{ResourceReady: map[string]bool{ResourceShoot: false, ResourceKubeconfig: kubeconfigReady}}
 	if shoot == nil {
 		obs.Status.Phase = kaasv1alpha1.PhaseProvisioning
 		obs.Conditions = []model.Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: model.ConditionFalse,
-			Reason: "Creating", Message: "the Shoot does not exist in the garden cluster yet"}}
+			Reason: "Creating", Message: "the Shoot does not exist in the garden cluster yet"}, kubeconfig}
 		return obs, nil
 	}
 
 	ready, cond := verdict(shoot)
-	// Ready for the claim means usable: healthy, and a kubeconfig delivered.
-	obs.Ready = ready && details != nil
+	// Ready for the claim means usable: healthy, and a kubeconfig that works.
+	obs.Ready = ready && kubeconfigReady
 	obs.ResourceReady[ResourceShoot] = ready
-	obs.Conditions = []model.Condition{cond}
+	obs.Conditions = []model.Condition{cond, kubeconfig}
 	obs.Status = kaasv1alpha1.ClusterStatus{
 		Phase:        phase(shoot, ready),
 		Kubernetes:   &kaasv1alpha1.KubernetesStatus{Version: shoot.Spec.Kubernetes.Version},

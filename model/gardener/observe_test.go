@@ -115,8 +115,8 @@ func TestObserve(t *testing.T) {
 			if obs.Status.Phase != tc.wantPhase {
 				t.Errorf("phase = %q, want %q", obs.Status.Phase, tc.wantPhase)
 			}
-			if len(obs.Conditions) != 1 || obs.Conditions[0].Type != kaasv1alpha1.ConditionBackendReady {
-				t.Fatalf("want one BackendReady condition, got %+v", obs.Conditions)
+			if len(obs.Conditions) != 2 || obs.Conditions[0].Type != kaasv1alpha1.ConditionBackendReady || obs.Conditions[1].Type != kaasv1alpha1.ConditionKubeconfigReady {
+				t.Fatalf("want the BackendReady and KubeconfigReady conditions, got %+v", obs.Conditions)
 			}
 			c := obs.Conditions[0]
 			wantStatus := model.ConditionFalse
@@ -208,5 +208,58 @@ func TestReadyNeedsTheKubeconfig(t *testing.T) {
 	}
 	if _, ok := obs.ConnectionDetails[model.ConnectionKeyKubeconfig]; ok {
 		t.Error("a kubeconfig appeared from nowhere")
+	}
+}
+
+// TestKubeconfigThatStoppedWorking: an admin kubeconfig that expired, or that
+// provider-gardener-kubeconfig cannot renew, makes neither the kubeconfig resource nor the
+// claim ready, though the Shoot is healthy; KubeconfigReady says why in the provider's words.
+func TestKubeconfigThatStoppedWorking(t *testing.T) {
+	conditions := func(c ...map[string]any) map[string]any {
+		items := make([]any, len(c))
+		for i := range c {
+			items[i] = c[i]
+		}
+		return map[string]any{"conditions": items, "atProvider": map[string]any{"expirationTimestamp": "2026-11-30T10:00:00Z"}}
+	}
+	ready := map[string]any{"type": "Ready", "status": "True", "reason": "Available"}
+	synced := map[string]any{"type": "Synced", "status": "True", "reason": "ReconcileSuccess"}
+	expired := map[string]any{"type": "Ready", "status": "False", "reason": "Expired",
+		"message": "the admin kubeconfig in the connection secret expired at 2026-11-30T10:00:00Z; renewing it fails, see the Synced condition"}
+	failing := map[string]any{"type": "Synced", "status": "False", "reason": "ReconcileError",
+		"message": "update failed: shoots/adminkubeconfig: forbidden"}
+	cases := map[string]struct {
+		status     map[string]any
+		wantReady  bool
+		wantReason string
+		wantMsg    string
+	}{
+		"Working":        {status: conditions(ready, synced), wantReady: true, wantReason: "Delivered", wantMsg: "valid until 2026-11-30T10:00:00Z"},
+		"Expired":        {status: conditions(expired, failing), wantReason: "Expired", wantMsg: "expired at 2026-11-30T10:00:00Z"},
+		"RenewalFailing": {status: conditions(ready, failing), wantReason: "RenewalFailing", wantMsg: "shoots/adminkubeconfig: forbidden"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			shoot := existingShoot()
+			healthyStatus(shoot)
+			req := withKubeconfig(request(fullSpec(), environment(), shoot))
+			req.Observed[ResourceKubeconfig].Object.Object["status"] = tc.status
+			obs, err := New().Observe(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if obs.Ready != tc.wantReady || obs.ResourceReady[ResourceKubeconfig] != tc.wantReady || !obs.ResourceReady[ResourceShoot] {
+				t.Errorf("ready = %v, resources = %v; want the cluster and the kubeconfig ready: %v, the Shoot ready", obs.Ready, obs.ResourceReady, tc.wantReady)
+			}
+			var c model.Condition
+			for _, x := range obs.Conditions {
+				if x.Type == kaasv1alpha1.ConditionKubeconfigReady {
+					c = x
+				}
+			}
+			if c.Reason != tc.wantReason || !strings.Contains(c.Message, tc.wantMsg) || (c.Status == model.ConditionTrue) != tc.wantReady {
+				t.Errorf("KubeconfigReady = %+v, want reason %s and a message with %q", c, tc.wantReason, tc.wantMsg)
+			}
+		})
 	}
 }

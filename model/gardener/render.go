@@ -55,7 +55,8 @@ func (Backend) Render(req *model.Request) (*model.Rendering, error) {
 			{Name: ResourceShoot, Object: object},
 			{Name: ResourceKubeconfig, Object: adminKubeconfig(req, shoot.Namespace, shoot.Name)},
 		},
-		NativeRef: &kaasv1alpha1.ObjectReference{APIVersion: shootAPIVersion, Kind: shootKind, Namespace: shoot.Namespace, Name: shoot.Name},
+		NativeRef:          &kaasv1alpha1.ObjectReference{APIVersion: shootAPIVersion, Kind: shootKind, Namespace: shoot.Namespace, Name: shoot.Name},
+		EnvironmentChanges: environmentChanges(&req.Cluster.Spec, req.Environment, observed),
 	}, nil
 }
 

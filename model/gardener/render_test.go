@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
 // TestRenderMapsEveryPortableField writes down, field by field, the Shoot the backend
@@ -145,14 +146,32 @@ func TestRenderNamespaceOverride(t *testing.T) {
 	}
 }
 
-func TestRenderPinsTheEnvironmentsMachineImage(t *testing.T) {
+// TestRenderMachineImage: the environment's image goes to pools that are new; a worker that
+// exists keeps its image when the platform names another one later, because an environment
+// edit must not roll every node of every cluster, and the claim is told.
+func TestRenderMachineImage(t *testing.T) {
 	env := environment()
-	env.Gardener.MachineImage = &envv1alpha1.MachineImage{Name: "gardenlinux", Version: "1877.5.0"}
-	shoot, _ := renderedShoot(t, request(fullSpec(), env, existingShoot()))
+	env.Gardener.MachineImage = &envv1alpha1.MachineImage{Name: "ubuntu", Version: "24.4.0"}
+	spec := fullSpec()
+	spec.NodePools = append(spec.NodePools, kaasv1alpha1.NodePool{Name: "new", MachineType: "SCS-4V-8", Count: ptrTo[int32](1)})
+	req := request(spec, env, existingShoot())
+	shoot, _ := renderedShoot(t, req)
+	want := map[string]string{"system": "gardenlinux 1877.3.0", "general": "gardenlinux 1877.3.0", "new": "ubuntu 24.4.0"}
 	for _, w := range shoot.Spec.Provider.Workers {
-		if w.Machine.Image == nil || w.Machine.Image.Name != "gardenlinux" || *w.Machine.Image.Version != "1877.5.0" {
-			t.Errorf("worker %s image = %+v, want gardenlinux 1877.5.0 from the environment", w.Name, w.Machine.Image)
+		if got := imageString(w.Machine.Image.Name, deref(w.Machine.Image.Version)); got != want[w.Name] {
+			t.Errorf("worker %s image = %s, want %s", w.Name, got, want[w.Name])
 		}
+	}
+	r, err := New().Render(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges := []string{
+		"data.gardener.machineImage: pool system keeps gardenlinux 1877.3.0; the environment now names ubuntu 24.4.0",
+		"data.gardener.machineImage: pool general keeps gardenlinux 1877.3.0; the environment now names ubuntu 24.4.0",
+	}
+	if diff := cmp.Diff(wantChanges, r.EnvironmentChanges); diff != "" {
+		t.Errorf("environment changes: -want, +got:\n%s", diff)
 	}
 }
 

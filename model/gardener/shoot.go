@@ -211,17 +211,49 @@ func poolBounds(p *kaasv1alpha1.NodePool) (int32, int32) {
 	return p.Autoscaling.Min, p.Autoscaling.Max
 }
 
-// machineImage pins the environment's image when it names one. Otherwise Gardener picks the
-// CloudProfile's default at admission; the observed image is then kept so that the next
-// apply does not hand the choice back to Gardener and roll the nodes outside maintenance.
+// machineImage keeps the image a worker runs: the one Gardener picked from the CloudProfile
+// when the pool was created, or the one the environment named then. An environment that
+// names another image later changes new pools only (environmentChanges says so on the
+// claim); versions move in the maintenance window where autoUpdate.machineImage allows it.
+// A new pool gets the environment's image, or none, and Gardener picks the default.
 func machineImage(pool string, env *model.Environment, observed *gardencorev1beta1.Shoot) *gardencorev1beta1.ShootMachineImage {
-	if img := env.Gardener.MachineImage; img != nil {
-		return &gardencorev1beta1.ShootMachineImage{Name: img.Name, Version: optional(img.Version)}
-	}
 	if w := observedWorker(observed, pool); w != nil && w.Machine.Image != nil {
 		return &gardencorev1beta1.ShootMachineImage{Name: w.Machine.Image.Name, Version: w.Machine.Image.Version}
 	}
+	if img := env.Gardener.MachineImage; img != nil {
+		return &gardencorev1beta1.ShootMachineImage{Name: img.Name, Version: optional(img.Version)}
+	}
 	return nil
+}
+
+// environmentChanges names the pools whose image differs from the one the environment
+// names now: another image, or another version where nothing moves versions on its own.
+func environmentChanges(spec *kaasv1alpha1.ClusterSpec, env *model.Environment, observed *gardencorev1beta1.Shoot) []string {
+	img := env.Gardener.MachineImage
+	if img == nil || observed == nil {
+		return nil
+	}
+	autoUpdate := spec.Maintenance.AutoUpdate.MachineImage != nil && *spec.Maintenance.AutoUpdate.MachineImage
+	var out []string
+	for _, p := range spec.NodePools {
+		w := observedWorker(observed, p.Name)
+		if w == nil || w.Machine.Image == nil {
+			continue
+		}
+		have := w.Machine.Image
+		if have.Name != img.Name || (!autoUpdate && img.Version != "" && deref(have.Version) != img.Version) {
+			out = append(out, fmt.Sprintf("data.gardener.machineImage: pool %s keeps %s; the environment now names %s",
+				p.Name, imageString(have.Name, deref(have.Version)), imageString(img.Name, img.Version)))
+		}
+	}
+	return out
+}
+
+func imageString(name, version string) string {
+	if version == "" {
+		return name
+	}
+	return name + " " + version
 }
 
 func observedWorker(observed *gardencorev1beta1.Shoot, name string) *gardencorev1beta1.Worker {

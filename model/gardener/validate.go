@@ -142,10 +142,8 @@ func validateUpdate(req *model.Request, observed *gardencorev1beta1.Shoot) field
 		if w == nil {
 			continue
 		}
-		if !sameSet(pool.Zones, w.Zones) {
-			errs = append(errs, field.Forbidden(sp.Child("nodePools").Index(i).Child("zones"), fmt.Sprintf(
-				"the zones of an existing pool cannot change on Gardener (OpenStack); pool %s runs in %s; add a new pool for other zones",
-				pool.Name, strings.Join(w.Zones, ", "))))
+		if !model.SameSet(pool.Zones, w.Zones) {
+			errs = append(errs, model.ZoneChangeRefused(i, pool.Name, w.Zones, pool.Zones, req.ZonesDefaulted(pool.Name)))
 		}
 	}
 	return errs
@@ -169,18 +167,6 @@ func immutable(p *field.Path, desired, observed string) field.ErrorList {
 	}
 	return field.ErrorList{field.Forbidden(p, fmt.Sprintf(
 		"Gardener cannot change this on an existing cluster (it is %s, the spec asks for %s); changing it would need a new cluster", observed, desired))}
-}
-
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	return true
 }
 
 func deref(s *string) string {

@@ -84,7 +84,7 @@ func TestValidate(t *testing.T) {
 		"ChangingZonesOfAPool": {
 			spec:     func(s *kaasv1alpha1.ClusterSpec) { s.NodePools[1].Zones = []string{"az1", "az2"} },
 			observed: func(*gardencorev1beta1.Shoot) {},
-			want:     []string{"spec.nodePools[1].zones: Forbidden: the zones of an existing pool cannot change on Gardener (OpenStack); pool general runs in az1"},
+			want:     []string{"spec.nodePools[1].zones: Forbidden: the zones of an existing node pool cannot change (pool general runs in az1; the spec asks for az1, az2)"},
 		},
 		"NewPoolInOtherZones": {
 			spec: func(s *kaasv1alpha1.ClusterSpec) {

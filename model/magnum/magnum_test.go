@@ -44,7 +44,7 @@ func spec() kaasv1alpha1.ClusterSpec {
 }
 
 func request(s kaasv1alpha1.ClusterSpec, env *model.Environment, observed ...*unstructured.Unstructured) *model.Request {
-	xr := &kaasv1alpha1.XSCSCluster{Spec: model.Default(s, env)}
+	xr := &kaasv1alpha1.XSCSCluster{Spec: model.Default(s, env, nil)}
 	xr.Name = "shop-4h7tw"
 	req := &model.Request{Cluster: xr, Environment: env, Observed: map[string]model.ObservedResource{},
 		Options: model.Options{ConnectionSecretNamespace: "crossplane-system"}}
@@ -150,7 +150,7 @@ func TestRenderMapsEveryPortableField(t *testing.T) {
 			"kind":       "NodegroupV1",
 			"metadata": map[string]any{
 				"name":   "shop-4h7tw-workers-" + zone,
-				"labels": map[string]any{"kaas.scs.community/cluster": "shop-4h7tw"},
+				"labels": map[string]any{"kaas.scs.community/cluster": "shop-4h7tw", "kaas.scs.community/node-pool": "workers"},
 			},
 			"spec": map[string]any{
 				"forProvider": map[string]any{

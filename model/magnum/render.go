@@ -103,7 +103,7 @@ func clusterV1(req *model.Request, tpl envv1alpha1.MagnumTemplate, def nodeGroup
 	managedResourceSpec(req, spc, connectionSecretName(req.Cluster.Name))
 
 	return object(req, kindCluster, clusterObjectName(req.Cluster.Name), spc,
-		map[string]string{AnnotationDefaultPool: def.pool.Name})
+		nil, map[string]string{AnnotationDefaultPool: def.pool.Name})
 }
 
 // nodegroupV1 renders a further node group.
@@ -130,7 +130,9 @@ func nodegroupV1(req *model.Request, g nodeGroup, clusterID string) *unstructure
 		spc["initProvider"] = map[string]any{"nodeCount": int64(g.nodeCount())}
 	}
 	managedResourceSpec(req, spc, "")
-	return object(req, kindNodegroup, g.objectName(req.Cluster.Name), spc, nil)
+	// The pool label tells the model that removing the pool removes this node group.
+	return object(req, kindNodegroup, g.objectName(req.Cluster.Name), spc,
+		map[string]string{model.LabelNodePool: g.pool.Name}, nil)
 }
 
 // managedResourceSpec sets what every managed resource carries: the ProviderConfig, the
@@ -164,11 +166,12 @@ func managedResourceSpec(req *model.Request, spc map[string]any, secret string) 
 	}
 }
 
-func object(req *model.Request, kind, name string, spec map[string]any, annotations map[string]string) *unstructured.Unstructured {
-	meta := map[string]any{
-		"name":   name,
-		"labels": map[string]any{model.LabelCluster: req.Cluster.Name},
+func object(req *model.Request, kind, name string, spec map[string]any, labels, annotations map[string]string) *unstructured.Unstructured {
+	l := map[string]any{model.LabelCluster: req.Cluster.Name}
+	for k, v := range labels {
+		l[k] = v
 	}
+	meta := map[string]any{"name": name, "labels": l}
 	if namespaced(req.Environment) {
 		meta["namespace"] = req.Environment.Magnum.Namespace
 	}

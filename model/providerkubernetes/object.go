@@ -109,6 +109,13 @@ func IsObject(u *unstructured.Unstructured) bool {
 	return u.GetAPIVersion() == APIVersion && u.GetKind() == Kind
 }
 
+// IsObserveOnly says whether the Object only observes its remote object (management
+// policy Observe): it never creates, changes or deletes it.
+func IsObserveOnly(u *unstructured.Unstructured) bool {
+	policies, _, _ := unstructured.NestedSlice(u.Object, "spec", "managementPolicies")
+	return len(policies) == 1 && policies[0] == "Observe"
+}
+
 // Observed returns the remote object as provider-kubernetes last observed it, or nil when
 // it has not observed it yet. An observed manifest that is not an object is an error.
 func Observed(object *unstructured.Unstructured) (*unstructured.Unstructured, error) {
@@ -132,4 +139,31 @@ func stringMap(in map[string]string) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// ExposesSecretData says whether an Object carries the data of a Secret it manages or
+// observes in its status. provider-kubernetes copies the remote object into
+// status.atProvider.manifest, a Secret's data too, unless it runs with --sanitize-secrets,
+// which replaces data and stringData with the marker {"redacted": null}. Then anyone who
+// may read Objects reads the Secret.
+func ExposesSecretData(object *unstructured.Unstructured) bool {
+	remote, err := Observed(object)
+	if err != nil || remote == nil || remote.GetAPIVersion() != "v1" || remote.GetKind() != "Secret" {
+		return false
+	}
+	for _, f := range []string{"data", "stringData"} {
+		d, _, _ := unstructured.NestedFieldNoCopy(remote.Object, f)
+		switch d := d.(type) {
+		case nil:
+		case map[string]any:
+			for k, v := range d {
+				if k != "redacted" || v != nil {
+					return true
+				}
+			}
+		default:
+			return true
+		}
+	}
+	return false
 }

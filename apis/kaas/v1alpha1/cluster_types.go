@@ -129,6 +129,7 @@ type ControlPlaneSpec struct {
 // NodePool is a group of worker nodes with the same machine type and settings.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.count) != has(self.autoscaling)",message="set exactly one of count (a fixed size) or autoscaling (min and max) on a node pool"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.zones) || (has(self.zones) && self.zones == oldSelf.zones)",message="the zones of an existing node pool cannot change: removing a zone would delete its nodes; add a new pool for other zones and remove this one when it is empty",fieldPath=".zones",reason=FieldValueForbidden
 type NodePool struct {
 	// Name identifies the pool: a DNS label of at most 15 characters, unique in the cluster.
 	//
@@ -158,7 +159,8 @@ type NodePool struct {
 	Autoscaling *Autoscaling `json:"autoscaling,omitempty"`
 
 	// Zones are the failure zones the pool's nodes spread over. Omitted: the environment's
-	// zones.
+	// zones when the pool is created, kept for the pool's life (status.defaulted). Once
+	// the pool exists its zones cannot change: add a new pool for other zones.
 	//
 	// +optional
 	// +listType=set

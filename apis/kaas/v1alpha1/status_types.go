@@ -41,6 +41,58 @@ type ClusterStatus struct {
 	//
 	// +optional
 	Hibernated bool `json:"hibernated,omitempty"`
+
+	// Defaulted records what the environment filled in for fields the spec leaves out, as it
+	// was when the cluster, or the node pool, was created. The cluster keeps these values:
+	// when the platform team later changes the environment's defaults, only new clusters and
+	// new pools get the new ones, and the EnvironmentUpToDate condition says what differs. To
+	// change a kept value, set the field in the spec (where the backend can change it).
+	//
+	// +optional
+	Defaulted *DefaultedValues `json:"defaulted,omitempty"`
+}
+
+// DefaultedValues are the values an environment filled in for one cluster.
+type DefaultedValues struct {
+	// Network holds the address ranges and the network plugin the environment chose.
+	//
+	// +optional
+	Network *DefaultedNetwork `json:"network,omitempty"`
+
+	// NodePools hold, per pool, the zones and root disk size the environment chose.
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	NodePools []DefaultedNodePool `json:"nodePools,omitempty"`
+}
+
+// DefaultedNetwork is the part of spec.network the environment filled in.
+type DefaultedNetwork struct {
+	// +optional
+	PodCIDR string `json:"podCIDR,omitempty"`
+	// +optional
+	ServiceCIDR string `json:"serviceCIDR,omitempty"`
+	// +optional
+	NodeCIDR string `json:"nodeCIDR,omitempty"`
+	// +optional
+	CNI CNI `json:"cni,omitempty"`
+}
+
+// DefaultedNodePool is the part of one node pool the environment filled in.
+type DefaultedNodePool struct {
+	// Name of the pool.
+	Name string `json:"name"`
+
+	// Zones the pool spreads over, from the environment's catalog.
+	//
+	// +optional
+	Zones []string `json:"zones,omitempty"`
+
+	// RootDiskGiB from the environment's defaults.
+	//
+	// +optional
+	RootDiskGiB *int32 `json:"rootDiskGiB,omitempty"`
 }
 
 // Phase summarises the state of a cluster.
@@ -193,4 +245,15 @@ const (
 	// ConditionSpecSupported is False when the backend cannot honour a portable field that
 	// is set (for example hibernation on Magnum); the message names the fields.
 	ConditionSpecSupported = "SpecSupported"
+
+	// ConditionKubeconfigReady is True while the connection secret holds a kubeconfig that
+	// works: delivered, not expired, and renewed in time where the backend renews it. When
+	// False, its reason and message say what is missing.
+	ConditionKubeconfigReady = "KubeconfigReady"
+
+	// ConditionEnvironmentUpToDate is False when the environment now offers or defaults
+	// something else than the cluster keeps from its creation (a zone, a machine type, a
+	// network range): the cluster is left as it is, and the message names each field, the
+	// value it keeps and the environment setting that changed.
+	ConditionEnvironmentUpToDate = "EnvironmentUpToDate"
 )

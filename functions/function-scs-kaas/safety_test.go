@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/go-logr/logr/funcr"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/SovereignCloudStack/scs-kaas/model"
+	"github.com/SovereignCloudStack/scs-kaas/model/gardener"
+)
+
+// The inputs of these tests are what a review found to delete or reshape live clusters:
+// observed objects whose provider has not reported them yet, zones that go away, and specs
+// that bypass the API server's rules. Each test compares the whole response.
+
+// lastApplied turns a composed resource the function desired into the observed resource
+// Crossplane reports once it exists but before its provider has observed it: the same
+// object with Crossplane's annotation, and no status at all.
+func lastApplied(t *testing.T, desired *fnv1.Resource, name string) map[string]any {
+	t.Helper()
+	obj := deepCopy(desired.GetResource().AsMap())
+	meta := obj["metadata"].(map[string]any)
+	meta["annotations"] = map[string]any{"crossplane.io/composition-resource-name": name}
+	meta["uid"] = "0b9c1f6e-8f0a-4c1e-9d55-" + name[:4] + "00000000"
+	return obj
+}
+
+func run(t *testing.T, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
+	t.Helper()
+	return runWith(t, NewFunction(logging.NewNopLogger()), req)
+}
+
+func runWith(t *testing.T, fn *Function, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
+	t.Helper()
+	rsp, err := fn.RunFunction(context.Background(), req)
+	if err != nil {
+		t.Fatalf("RunFunction returned an error: %v", err)
+	}
+	return rsp
+}
+
+// specOf is the spec of a resource in a response.
+func specOf(t *testing.T, rsp *fnv1.RunFunctionResponse, name string) *structpb.Value {
+	t.Helper()
+	r, ok := rsp.GetDesired().GetResources()[name]
+	if !ok {
+		t.Fatalf("the response does not desire %s; it desires %v", name, keys(rsp.GetDesired().GetResources()))
+	}
+	return r.GetResource().GetFields()["spec"]
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestObservedButNotYetReportedIsKept: an Object around a Shoot or a Cluster that exists
+// but carries no observed manifest yet (a provider that has not synced, a restore from
+// backup) is a cluster that exists. It is kept as it was last applied: not dropped (the
+// Cluster Stacks case, while the releases are unknown too, deleted the CAPI Cluster), and
+// not rendered as new (the Gardener case dropped the patch and machine images Gardener
+// chose, and skipped every update check).
+func TestObservedButNotYetReportedIsKept(t *testing.T) {
+	gardenerApplied := lastApplied(t, run(t, gardenerReady(t)).GetDesired().GetResources()["gardener-shoot"], "gardener-shoot")
+	gardener := requestFor(t, readObject(t, exampleXR), readObjects(t, exampleEnvironment), gardenerApplied)
+	// The user asks for another maintenance window meanwhile: it must wait until the Shoot
+	// is observed, because only then can the update be checked against what runs.
+	spec := gardener.GetObserved().GetComposite().GetResource().GetFields()["spec"].GetStructValue()
+	spec.Fields["maintenance"] = structpb.NewStructValue(mustStruct(t, map[string]any{"window": map[string]any{"begin": "020000+0000", "end": "030000+0000"}}))
+
+	remoteXR := deepCopy(readObject(t, exampleCAPIXR))
+	remoteXR["spec"].(map[string]any)["environment"] = "clusterstack-remote"
+	created := run(t, withRequired(t, requestFor(t, remoteXR, readDir(t, exampleEnvironments)), "clusterstack-releases", remoteReleases(t)))
+	clusterApplied := lastApplied(t, created.GetDesired().GetResources()["clusterstack-cluster"], "clusterstack-cluster")
+	// The releases' Objects are gone from the management cluster's view (a provider
+	// restart): the collection is fetched but empty.
+	clusterstack := withRequired(t, requestFor(t, remoteXR, readDir(t, exampleEnvironments), clusterApplied), "clusterstack-releases", nil)
+
+	cases := map[string]struct {
+		req      *fnv1.RunFunctionRequest
+		resource string
+		applied  map[string]any
+		golden   string
+	}{
+		"GardenerShoot":             {req: gardener, resource: "gardener-shoot", applied: gardenerApplied, golden: "gardener-shoot-not-observed-yet"},
+		"RemoteClusterStackCluster": {req: clusterstack, resource: "clusterstack-cluster", applied: clusterApplied, golden: "clusterstack-cluster-not-observed-yet"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, tc.req)
+			want := mustStruct(t, tc.applied).GetFields()["spec"]
+			if diff := cmp.Diff(want, specOf(t, rsp, tc.resource), protocmp.Transform()); diff != "" {
+				t.Errorf("%s is not desired as it was last applied (-applied, +desired):\n%s", tc.resource, diff)
+			}
+			compareGolden(t, tc.golden, rsp)
+		})
+	}
+}
+
+// remoteReleases are the example releases as a remote management cluster reports them:
+// each wrapped in an observe-only Object of the collection.
+func remoteReleases(t testing.TB) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, rel := range readObjects(t, exampleCAPIReleases) {
+		out = append(out, map[string]any{
+			"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object",
+			"metadata": map[string]any{"name": "shop-9q8rz-releases-" + rel["metadata"].(map[string]any)["name"].(string),
+				"labels": map[string]any{"kubernetes.crossplane.io/owned-by-collection": "shop-9q8rz-releases"}},
+			"spec":   map[string]any{"managementPolicies": []any{"Observe"}, "forProvider": map[string]any{"manifest": map[string]any{}}},
+			"status": map[string]any{"atProvider": map[string]any{"manifest": rel}},
+		})
+	}
+	return out
+}
+
+// compareGolden compares a response with testdata/golden/<name>.yaml (go test -update
+// rewrites it; review the diff).
+func compareGolden(t *testing.T, name string, rsp *fnv1.RunFunctionResponse) {
+	t.Helper()
+	checkGolden(t, name, responseYAML(t, proto.Clone(rsp).(*fnv1.RunFunctionResponse)))
+}
+
+// magnumTwoZones is the example Magnum environment with a second zone, nova2.
+func magnumTwoZones(t *testing.T, zones ...any) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, e := range readDir(t, exampleEnvironments) {
+		if e["metadata"].(map[string]any)["name"] == "magnum-regionone" {
+			e = deepCopy(e)
+			e["data"].(map[string]any)["catalog"].(map[string]any)["zones"] = zones
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// magnumWithZones is the example Magnum XR whose default pool stays in nova and whose
+// second pool has the given zones (none: the environment's).
+func magnumWithZones(t *testing.T, zones ...any) map[string]any {
+	t.Helper()
+	xr := deepCopy(readObject(t, exampleMagnumXR))
+	pools := xr["spec"].(map[string]any)["nodePools"].([]any)
+	pools[0].(map[string]any)["zones"] = []any{"nova"}
+	if len(zones) > 0 {
+		pools[1].(map[string]any)["zones"] = zones
+	}
+	return xr
+}
+
+// magnumBuilt is the observed state of a Magnum cluster once the function built it: the
+// ClusterV1 with its id and the node groups the function desired for it, and the
+// composite with the status the function wrote.
+func magnumBuilt(t *testing.T, xr map[string]any, envs []map[string]any) (map[string]any, []map[string]any) {
+	t.Helper()
+	cluster := readObject(t, exampleMagnumObservedCreated)
+	rsp := run(t, requestFor(t, xr, envs, cluster))
+	for _, r := range rsp.GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+			t.Fatalf("building the cluster was refused: %s", r.GetMessage())
+		}
+	}
+	observed := []map[string]any{cluster}
+	for name, r := range rsp.GetDesired().GetResources() {
+		if name != "magnum-cluster" {
+			observed = append(observed, lastApplied(t, r, name))
+		}
+	}
+	built := deepCopy(xr)
+	built["status"] = rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().AsMap()
+	return built, observed
+}
+
+// TestZonesOfAnExistingPoolStay: zones go away neither because the user removes one from
+// a pool nor because the platform edits the environment's zones. Either used to drop the
+// zone's NodegroupV1 on Magnum, and Crossplane deleted it with its nodes.
+func TestZonesOfAnExistingPoolStay(t *testing.T) {
+	t.Run("UserRemovesAZone", func(t *testing.T) {
+		envs := magnumTwoZones(t, "nova", "nova2")
+		built, observed := magnumBuilt(t, magnumWithZones(t, "nova", "nova2"), envs)
+		if len(observed) != 3 {
+			t.Fatalf("want the ClusterV1 and two node groups observed, got %d objects", len(observed))
+		}
+		edited := deepCopy(built)
+		edited["spec"].(map[string]any)["nodePools"].([]any)[1].(map[string]any)["zones"] = []any{"nova"}
+		got := run(t, withPreviousStep(requestFor(t, edited, envs, observed...)))
+		want := refused("InvalidSpec", `XSCSCluster "shop-4h7tw" is invalid (1 problem): spec.nodePools[1].zones: Forbidden: the zones of an existing node pool cannot change (pool workers runs in nova, nova2; the spec asks for nova): removing a zone would delete its nodes and adding one cannot be done in place on every backend; add a new pool for other zones and remove this one when it is empty`)
+		if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
+			t.Errorf("RunFunction: -want, +got:\n%s", diff)
+		}
+	})
+	t.Run("PlatformEditsTheEnvironmentsZones", func(t *testing.T) {
+		built, observed := magnumBuilt(t, magnumWithZones(t), magnumTwoZones(t, "nova", "nova2"))
+		rsp := run(t, requestFor(t, built, magnumTwoZones(t, "nova"), observed...))
+		for _, o := range observed {
+			name := o["metadata"].(map[string]any)["annotations"].(map[string]any)["crossplane.io/composition-resource-name"].(string)
+			if _, ok := rsp.GetDesired().GetResources()[name]; !ok {
+				t.Errorf("%s exists but is no longer desired: Crossplane would delete it", name)
+			}
+		}
+		compareGolden(t, "magnum-environment-zones-edited", rsp)
+	})
+}
+
+// TestSpecThatBypassedTheAPIServer: a pool with neither count nor autoscaling, which the
+// XRD refuses but crossplane render and objects stored before a rule existed do not, is
+// refused like any invalid spec on every backend. It used to crash the function.
+func TestSpecThatBypassedTheAPIServer(t *testing.T) {
+	sizeless := func(path string) map[string]any {
+		xr := deepCopy(readObject(t, path))
+		pool := xr["spec"].(map[string]any)["nodePools"].([]any)[1].(map[string]any)
+		delete(pool, "count")
+		delete(pool, "autoscaling")
+		return xr
+	}
+	cases := map[string]struct {
+		req  *fnv1.RunFunctionRequest
+		want *fnv1.RunFunctionResponse
+	}{
+		"Gardener": {
+			req:  withPreviousStep(requestFor(t, sizeless(exampleXR), readObjects(t, exampleEnvironment))),
+			want: refused("InvalidSpec", `XSCSCluster "shop-x7k2p" is invalid (1 problem): spec.nodePools[1]: Required value: set exactly one of count (a fixed size) or autoscaling (min and max)`),
+		},
+		"ClusterStack": {
+			req: withPreviousStep(withRequired(t, withRequired(t, requestFor(t, sizeless(exampleCAPIXR), readDir(t, exampleEnvironments)),
+				"clusterstack-releases", readObjects(t, exampleCAPIReleases)), "clusterstack-kubeconfig", nil)),
+			want: refused("InvalidSpec", `XSCSCluster "shop-9q8rz" is invalid (1 problem): spec.nodePools[1]: Required value: set exactly one of count (a fixed size) or autoscaling (min and max)`),
+		},
+		"Magnum": {
+			req:  withPreviousStep(requestFor(t, sizeless(exampleMagnumXR), readDir(t, exampleEnvironments), readObject(t, exampleMagnumObservedCreated))),
+			want: refused("InvalidSpec", `XSCSCluster "shop-4h7tw" is invalid (1 problem): spec.nodePools[1]: Required value: set exactly one of count (a fixed size) or autoscaling (min and max)`),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, run(t, tc.req), protocmp.Transform()); diff != "" {
+				t.Errorf("RunFunction: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// panickingBackend stands for a bug on an input nobody foresaw.
+type panickingBackend struct{ gardener.Backend }
+
+func (panickingBackend) Render(*model.Request) (*model.Rendering, error) { panic("a bug") }
+
+// TestPanicEndsInAFatalResult: a panic reaches neither the process (which would crash for
+// every tenant) nor the desired state (which would be half written): the response is the
+// Fatal result with the desired state as it came in, and the log has the stack.
+func TestPanicEndsInAFatalResult(t *testing.T) {
+	var logged bytes.Buffer
+	fn := NewFunction(logging.NewLogrLogger(funcr.New(func(prefix, args string) { logged.WriteString(args + "\n") }, funcr.Options{})))
+	fn.backends = model.NewRegistry(panickingBackend{})
+	got := runWith(t, fn, withPreviousStep(requestFor(t, readObject(t, exampleXR), readObjects(t, exampleEnvironment))))
+	want := refused("InternalError", "the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it")
+	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
+		t.Errorf("RunFunction: -want, +got:\n%s", diff)
+	}
+	for _, w := range []string{`"panic"="a bug"`, "panickingBackend.Render", `"xr"="shop-x7k2p"`} {
+		if !strings.Contains(logged.String(), w) {
+			t.Errorf("the log should contain %q:\n%s", w, logged.String())
+		}
+	}
+}
+
+// TestSecretInAnObjectsStatusIsRefused: provider-kubernetes without --sanitize-secrets
+// copies the Cluster API kubeconfig Secret into the status of the Object that observes it.
+// The function refuses, says how to fix the provider, and passes the data on nowhere.
+func TestSecretInAnObjectsStatusIsRefused(t *testing.T) {
+	const leaked = "a2luZDogQ29uZmlnCnVzZXJzOiBbXQo=" // what must not travel
+	xr := deepCopy(readObject(t, exampleCAPIXR))
+	xr["spec"].(map[string]any)["environment"] = "clusterstack-remote"
+	observer := map[string]any{
+		"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object",
+		"metadata": map[string]any{"name": "shop-9q8rz-kubeconfig", "annotations": map[string]any{"crossplane.io/composition-resource-name": "clusterstack-kubeconfig"}},
+		"spec":     map[string]any{"managementPolicies": []any{"Observe"}, "forProvider": map[string]any{"manifest": map[string]any{"apiVersion": "v1", "kind": "Secret"}}},
+		"status": map[string]any{"atProvider": map[string]any{"manifest": map[string]any{
+			"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "shop-9q8rz-kubeconfig", "namespace": "kaas-team1"},
+			"data": map[string]any{"value": leaked},
+		}}},
+	}
+	req := withPreviousStep(withRequired(t, requestFor(t, xr, readDir(t, exampleEnvironments), observer), "clusterstack-releases", remoteReleases(t)))
+	got := run(t, req)
+	want := refused("SecretExposed", "clusterstack-kubeconfig (Object shop-9q8rz-kubeconfig) carries the data of the Secret it observes in its status, readable by anyone who may read Objects: provider-kubernetes runs without --sanitize-secrets. Start it with --sanitize-secrets (a DeploymentRuntimeConfig argument); until then nothing is changed")
+	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
+		t.Errorf("RunFunction: -want, +got:\n%s", diff)
+	}
+
+	// With --sanitize-secrets the data is a marker, and the cluster renders.
+	observer["status"].(map[string]any)["atProvider"].(map[string]any)["manifest"].(map[string]any)["data"] = map[string]any{"redacted": nil}
+	for _, r := range run(t, withRequired(t, requestFor(t, xr, readDir(t, exampleEnvironments), observer), "clusterstack-releases", remoteReleases(t))).GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+			t.Errorf("a sanitized Secret is refused: %s", r.GetMessage())
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
+)
+
+// LabelNodePool names, on native objects that belong to one node pool (a Magnum
+// NodegroupV1, a Cluster API MachineDeployment), the pool they belong to.
+const LabelNodePool = "kaas.scs.community/node-pool"
+
+// Unobserved lists, sorted, the observed composed resources that manage a remote native
+// object which their provider has not reported yet: a provider-kubernetes Object without
+// status.atProvider.manifest (just created, a provider that has not synced, a restore from
+// backup). Such an object exists; only its state is unknown. It must neither be rendered as
+// new (that would drop what the backend chose for it and skip every check of an update)
+// nor left out (Crossplane would delete it), so Reconcile keeps it as it was last applied
+// until its state is known. Observe-only Objects are not listed: they change nothing.
+func Unobserved(observed map[string]ObservedResource) []string {
+	var out []string
+	for name, o := range observed {
+		u := o.Object
+		if u == nil || !providerkubernetes.IsObject(u) || providerkubernetes.IsObserveOnly(u) {
+			continue
+		}
+		if remote, err := providerkubernetes.Observed(u); err == nil && remote == nil {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LastApplied is the desired form of an observed composed resource: what was applied last,
+// without what the API server and the controllers added (status, uid, resourceVersion,
+// managed fields).
+func LastApplied(observed *unstructured.Unstructured) *unstructured.Unstructured {
+	meta := map[string]any{"name": observed.GetName()}
+	if ns := observed.GetNamespace(); ns != "" {
+		meta["namespace"] = ns
+	}
+	if l := observed.GetLabels(); len(l) > 0 {
+		meta["labels"] = stringMap(l)
+	}
+	if a := observed.GetAnnotations(); len(a) > 0 {
+		meta["annotations"] = stringMap(a)
+	}
+	out := map[string]any{"apiVersion": observed.GetAPIVersion(), "kind": observed.GetKind(), "metadata": meta}
+	if spec, ok := observed.Object["spec"]; ok {
+		out["spec"] = deepCopyJSON(spec)
+	}
+	return &unstructured.Unstructured{Object: out}
+}
+
+// keepUnobserved makes every unobserved resource desired exactly as it was last applied,
+// whatever the backend rendered for it.
+func keepUnobserved(r *Rendering, observed map[string]ObservedResource, unobserved []string) {
+	for _, name := range unobserved {
+		kept := Resource{Name: name, Object: LastApplied(observed[name].Object)}
+		if i := slices.IndexFunc(r.Resources, func(res Resource) bool { return res.Name == name }); i >= 0 {
+			r.Resources[i] = kept
+			continue
+		}
+		r.Resources = append(r.Resources, kept)
+	}
+}
+
+// checkNothingDropped refuses a rendering that leaves out a composed resource of the
+// backend that exists: Crossplane would delete it, and with it a cluster or its nodes. The
+// one exception is a resource of a node pool the spec no longer has (labelled LabelNodePool):
+// removing a pool removes its node groups. Resources of earlier or later pipeline steps are
+// not the backend's and not checked.
+func checkNothingDropped(backend kaasv1alpha1.BackendType, r *Rendering, observed map[string]ObservedResource, spec *kaasv1alpha1.ClusterSpec) error {
+	desired := make(map[string]bool, len(r.Resources))
+	for _, res := range r.Resources {
+		desired[res.Name] = true
+	}
+	var dropped []string
+	for name, o := range observed {
+		if desired[name] || !strings.HasPrefix(name, string(backend)+"-") || o.Object == nil {
+			continue
+		}
+		pool := o.Object.GetLabels()[LabelNodePool]
+		if pool != "" && !slices.ContainsFunc(spec.NodePools, func(p kaasv1alpha1.NodePool) bool { return p.Name == pool }) {
+			continue
+		}
+		why := "it is not labelled " + LabelNodePool + " as the node group of a pool the spec removed"
+		if pool != "" {
+			why = fmt.Sprintf("it belongs to node pool %s, which the spec still has", pool)
+		}
+		dropped = append(dropped, fmt.Sprintf("%s (%s %s; %s)", name, o.Object.GetKind(), o.Object.GetName(), why))
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	sort.Strings(dropped)
+	return errorf(ReasonDeletionRefused, "composed resources exist that the %s backend would no longer compose, so Crossplane would delete them: %s; nothing was changed: restore what removed them (a zone, the environment setting, the observed state)",
+		backend, strings.Join(dropped, ", "))
+}
+
+func stringMap(in map[string]string) map[string]any {
+	out := make(map[string]any, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
+
+func deepCopyJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = deepCopyJSON(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = deepCopyJSON(x)
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+// ObservedCondition is a condition of an observed object in the Crossplane and Kubernetes
+// shape (status.conditions[] with type, status, reason, message), as managed resources and
+// provider-kubernetes Objects report them.
+type ObservedCondition struct {
+	Status, Reason, Message string
+	Found                   bool
+}
+
+// ConditionOf reads the condition of type t from an observed object.
+func ConditionOf(u *unstructured.Unstructured, t string) ObservedCondition {
+	if u == nil {
+		return ObservedCondition{}
+	}
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		c, ok := c.(map[string]any)
+		if !ok || c["type"] != t {
+			continue
+		}
+		out := ObservedCondition{Found: true}
+		out.Status, _ = c["status"].(string)
+		out.Reason, _ = c["reason"].(string)
+		out.Message, _ = c["message"].(string)
+		return out
+	}
+	return ObservedCondition{}
+}
