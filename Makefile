@@ -58,11 +58,20 @@ unit: ## Unit tests of the product module (fast, no tools needed).
 # The tools come first so that tests which need kube-apiserver (the provider's) run rather
 # than skip.
 .PHONY: test
-test: lint tools-controlplane test-modules test-render e2e package ## Every test (CI runs this): lint, unit, XRD, schemas, upstream validation, render, end-to-end, packages.
+test: lint tools-controlplane test-modules fuzz test-render e2e package ## Every test (CI runs this): lint, unit, XRD, schemas, upstream validation, fuzzing, render, end-to-end, packages.
 
 .PHONY: test-modules
 test-modules: ## Tests of every Go module (XRD freshness and admission rules, Gardener's validation).
 	@for m in $(MODULES); do echo "go test ($$m)"; (cd $$m && go test -count=1 ./...); done
+
+# Each fuzz target runs for FUZZTIME. An input that breaks a property is written to the
+# package's testdata/fuzz/<target>/ and fails this target; commit it: go test replays it as
+# a regression seed from then on (docs/reliability.md).
+FUZZTIME ?= 20s
+.PHONY: fuzz
+fuzz: ## Fuzz RunFunction and the model's defaulting and validation, FUZZTIME (20s) each.
+	go test -run='^$$' -fuzz='^FuzzRunFunction$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./functions/function-scs-kaas
+	go test -run='^$$' -fuzz='^FuzzDefaultAndValidate$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./model
 
 .PHONY: test-render
 test-render: ## Render tests through the real crossplane CLI (builds the CLI and core on first use).

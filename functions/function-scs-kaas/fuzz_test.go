@@ -1,0 +1,393 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/SovereignCloudStack/scs-kaas/model"
+)
+
+// FuzzRunFunction sends RunFunction requests built from the examples (every backend,
+// created, ready and failing clusters, a remote management cluster) and changed by the
+// fuzzer: any spec as JSON, and a program of mutations of the composite, the environments,
+// the observed composed resources and the required resources (fields deleted or of the
+// wrong type, lists with duplicates, observed objects without status or manifest, objects
+// gone or under two names). It checks the promises that keep clusters alive:
+//
+//   - the function never panics (a recovered panic counts: it is a bug);
+//   - a Fatal result leaves the desired state exactly as it came in;
+//   - otherwise every observed composed resource of the backend is desired again, except
+//     those of a node pool the spec no longer has;
+//   - the same request gives the same bytes.
+//
+// make fuzz runs it for a bounded time; failures the fuzzer finds land in testdata/fuzz
+// and stay there as regression seeds (docs/reliability.md).
+func FuzzRunFunction(f *testing.F) {
+	bases := fuzzBases(f)
+	for i, b := range bases {
+		spec, err := json.Marshal(b.xr["spec"])
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), spec, []byte{})
+		// A few programs that reach deep: drop the status of every observed object,
+		// delete a field of the spec, duplicate a pool.
+		f.Add(uint8(i), spec, []byte{3, 2, 0, 3, 2, 1, 3, 2, 2})
+		f.Add(uint8(i), spec, []byte{0, 0, 1, 1, 0, 0})
+		f.Add(uint8(i), spec, []byte{2, 0, 1, 3, 0})
+	}
+	f.Fuzz(func(t *testing.T, base uint8, spec []byte, program []byte) {
+		c := bases[int(base)%len(bases)].clone()
+		var s map[string]any
+		if json.Unmarshal(spec, &s) == nil && s != nil {
+			c.xr["spec"] = s
+		}
+		c.mutate(&mutator{program: program})
+		req, err := c.request()
+		if err != nil {
+			t.Skip("not a request Crossplane can send:", err)
+		}
+		checkPromises(t, c, req)
+	})
+}
+
+func checkPromises(t *testing.T, c fuzzCase, req *fnv1.RunFunctionRequest) {
+	t.Helper()
+	fn := NewFunction(logging.NewNopLogger())
+	rsp, err := fn.RunFunction(context.Background(), proto.Clone(req).(*fnv1.RunFunctionRequest))
+	if err != nil {
+		t.Fatalf("RunFunction returned an error: %v", err)
+	}
+	fatal := false
+	for _, r := range rsp.GetResults() {
+		fatal = fatal || r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL
+	}
+	for _, c := range rsp.GetConditions() {
+		if c.GetType() == "Rendered" && c.GetReason() == model.ReasonInternalError {
+			t.Fatalf("the function panicked (recovered): %s", c.GetMessage())
+		}
+	}
+	if fatal || rsp.GetDesired().GetComposite() == nil {
+		// Refused, or still asking for requirements: nothing of ours is desired.
+		if !proto.Equal(req.GetDesired(), rsp.GetDesired()) {
+			t.Fatalf("a response without a rendering changed the desired state:\nin:  %v\nout: %v", req.GetDesired(), rsp.GetDesired())
+		}
+	} else {
+		pools := c.poolNames()
+		for name, o := range req.GetObserved().GetResources() {
+			if _, ok := rsp.GetDesired().GetResources()[name]; ok || !isBackendResource(name) {
+				continue
+			}
+			pool := o.GetResource().GetFields()["metadata"].GetStructValue().GetFields()["labels"].GetStructValue().GetFields()[model.LabelNodePool].GetStringValue()
+			if pool == "" || slices.Contains(pools, pool) {
+				t.Fatalf("observed %s is no longer desired and belongs to no removed pool (label %q, pools %v): Crossplane would delete it", name, pool, pools)
+			}
+		}
+		if _, ok := rsp.GetDesired().GetResources()["platform-extra"]; !ok {
+			t.Fatal("the earlier step's resource is gone from the desired state")
+		}
+	}
+	again, err := fn.RunFunction(context.Background(), proto.Clone(req).(*fnv1.RunFunctionRequest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	det := proto.MarshalOptions{Deterministic: true}
+	a, _ := det.Marshal(rsp)
+	b, _ := det.Marshal(again)
+	if string(a) != string(b) {
+		t.Fatal("the same request gave different responses")
+	}
+}
+
+func isBackendResource(name string) bool {
+	for _, p := range []string{"gardener-", "clusterstack-", "magnum-"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// fuzzCase is a request in pieces the mutator can reach.
+type fuzzCase struct {
+	xr       map[string]any
+	envs     []map[string]any
+	observed map[string]map[string]any
+	details  map[string]map[string][]byte
+	required map[string][]map[string]any
+}
+
+func (c fuzzCase) clone() fuzzCase {
+	out := fuzzCase{xr: deepCopy(c.xr), observed: map[string]map[string]any{}, details: c.details, required: map[string][]map[string]any{}}
+	for _, e := range c.envs {
+		out.envs = append(out.envs, deepCopy(e))
+	}
+	for k, v := range c.observed {
+		out.observed[k] = deepCopy(v)
+	}
+	for k, items := range c.required {
+		for _, i := range items {
+			out.required[k] = append(out.required[k], deepCopy(i))
+		}
+		if items != nil && out.required[k] == nil {
+			out.required[k] = []map[string]any{}
+		}
+	}
+	return out
+}
+
+func (c fuzzCase) request() (*fnv1.RunFunctionRequest, error) {
+	xr, err := structpb.NewStruct(c.xr)
+	if err != nil {
+		return nil, err
+	}
+	req := &fnv1.RunFunctionRequest{
+		Meta:              &fnv1.RequestMeta{Tag: "fuzz"},
+		Observed:          &fnv1.State{Composite: &fnv1.Resource{Resource: xr}, Resources: map[string]*fnv1.Resource{}},
+		Desired:           &fnv1.State{Resources: map[string]*fnv1.Resource{"platform-extra": {Resource: resource.MustStructJSON(fromPreviousStep)}}},
+		RequiredResources: map[string]*fnv1.Resources{},
+	}
+	items := func(objs []map[string]any) (*fnv1.Resources, error) {
+		out := &fnv1.Resources{}
+		for _, o := range objs {
+			s, err := structpb.NewStruct(o)
+			if err != nil {
+				return nil, err
+			}
+			out.Items = append(out.Items, &fnv1.Resource{Resource: s})
+		}
+		return out, nil
+	}
+	if c.envs != nil {
+		if req.RequiredResources["environments"], err = items(c.envs); err != nil {
+			return nil, err
+		}
+	}
+	for name, objs := range c.required {
+		if req.RequiredResources[name], err = items(objs); err != nil {
+			return nil, err
+		}
+	}
+	for name, o := range c.observed {
+		s, err := structpb.NewStruct(o)
+		if err != nil {
+			return nil, err
+		}
+		req.Observed.Resources[name] = &fnv1.Resource{Resource: s, ConnectionDetails: c.details[name]}
+	}
+	return req, nil
+}
+
+// poolNames are the names of the pools the composite's spec has, as far as they can be read.
+func (c fuzzCase) poolNames() []string {
+	var out []string
+	spec, _ := c.xr["spec"].(map[string]any)
+	pools, _ := spec["nodePools"].([]any)
+	for _, p := range pools {
+		if m, ok := p.(map[string]any); ok {
+			if n, ok := m["name"].(string); ok {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// mutator reads a program of bytes: each step is an operation, a target and a path.
+type mutator struct {
+	program []byte
+	pos     int
+}
+
+func (m *mutator) next() (int, bool) {
+	if m.pos >= len(m.program) {
+		return 0, false
+	}
+	b := m.program[m.pos]
+	m.pos++
+	return int(b), true
+}
+
+func (c *fuzzCase) mutate(m *mutator) {
+	for steps := 0; steps < 16; steps++ {
+		op, ok := m.next()
+		if !ok {
+			return
+		}
+		target, _ := m.next()
+		switch op % 8 {
+		case 0, 1, 2: // delete, retype or duplicate somewhere in a tree
+			c.mutateTree(op%3, target, m)
+		case 3: // an observed object without any status
+			if name := pick(keys(c.observed), target); name != "" {
+				delete(c.observed[name], "status")
+			}
+		case 4: // an Object whose provider has not reported the remote object
+			if name := pick(keys(c.observed), target); name != "" {
+				if st, ok := c.observed[name]["status"].(map[string]any); ok {
+					delete(st, "atProvider")
+				}
+			}
+		case 5: // an observed object gone
+			if name := pick(keys(c.observed), target); name != "" {
+				delete(c.observed, name)
+			}
+		case 6: // an observed object under a second name
+			if name := pick(keys(c.observed), target); name != "" {
+				c.observed[fmt.Sprintf("%s-%d", name, target%3)] = deepCopy(c.observed[name])
+			}
+		case 7: // required resources fetched, but none matched
+			if name := pick(keys(c.required), target); name != "" {
+				c.required[name] = []map[string]any{}
+			}
+		}
+	}
+}
+
+func (c *fuzzCase) mutateTree(op, target int, m *mutator) {
+	switch target % 4 {
+	case 0:
+		c.xr = mutateValue(c.xr, op, m, 0).(map[string]any)
+	case 1:
+		if len(c.envs) > 0 {
+			i := target % len(c.envs)
+			c.envs[i] = mutateValue(c.envs[i], op, m, 0).(map[string]any)
+		}
+	case 2:
+		if name := pick(keys(c.observed), target); name != "" {
+			c.observed[name] = mutateValue(c.observed[name], op, m, 0).(map[string]any)
+		}
+	case 3:
+		if name := pick(keys(c.required), target); name != "" && len(c.required[name]) > 0 {
+			items := c.required[name]
+			i := target % len(items)
+			items[i] = mutateValue(items[i], op, m, 0).(map[string]any)
+		}
+	}
+}
+
+// wrongTypes are values of every JSON type, to put where another type belongs.
+var wrongTypes = []any{nil, "x", -1.0, 1e9, true, []any{}, map[string]any{}, []any{"a", "a"}, ""}
+
+// mutateValue walks down v along the program and changes the node where it stops: op 0
+// deletes it, 1 replaces it with a value of a wrong type, 2 duplicates a list item. The root
+// itself stays a map.
+func mutateValue(v any, op int, m *mutator, depth int) any {
+	b, more := m.next()
+	stop := !more || b%5 == 0 || depth > 8
+	switch x := v.(type) {
+	case map[string]any:
+		ks := keys(x)
+		if len(ks) == 0 {
+			return v
+		}
+		k := ks[b%len(ks)]
+		if !stop {
+			x[k] = mutateValue(x[k], op, m, depth+1)
+			return x
+		}
+		switch op {
+		case 0:
+			delete(x, k)
+		case 1:
+			x[k] = wrongTypes[b%len(wrongTypes)]
+		case 2:
+			if l, ok := x[k].([]any); ok && len(l) > 0 {
+				x[k] = append(l, l[b%len(l)])
+			}
+		}
+		return x
+	case []any:
+		if len(x) == 0 {
+			return v
+		}
+		i := b % len(x)
+		if !stop {
+			x[i] = mutateValue(x[i], op, m, depth+1)
+			return x
+		}
+		switch op {
+		case 0:
+			return append(x[:i:i], x[i+1:]...)
+		case 1:
+			x[i] = wrongTypes[b%len(wrongTypes)]
+		case 2:
+			return append(x, copyValue(x[i]))
+		}
+		return x
+	}
+	return v
+}
+
+func pick(names []string, i int) string {
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	return names[i%len(names)]
+}
+
+// fuzzBases are the example requests of every backend and state.
+func fuzzBases(t testing.TB) []fuzzCase {
+	envs := readDir(t, exampleEnvironments)
+	observed := func(objs ...map[string]any) map[string]map[string]any {
+		out := map[string]map[string]any{}
+		for _, o := range objs {
+			out[o["metadata"].(map[string]any)["annotations"].(map[string]any)["crossplane.io/composition-resource-name"].(string)] = o
+		}
+		return out
+	}
+	secret := func(path string) map[string][]byte {
+		out := map[string][]byte{}
+		for k, v := range readObject(t, path)["data"].(map[string]any) {
+			b, err := base64.StdEncoding.DecodeString(v.(string))
+			if err != nil {
+				t.Fatalf("%s: %s is not base64", path, k)
+			}
+			out[k] = b
+		}
+		return out
+	}
+	capiRequired := func(kubeconfig bool) map[string][]map[string]any {
+		r := map[string][]map[string]any{"clusterstack-releases": readObjects(t, exampleCAPIReleases), "clusterstack-kubeconfig": {}}
+		if kubeconfig {
+			r["clusterstack-kubeconfig"] = readObjects(t, exampleCAPIKubeconfig)
+		}
+		return r
+	}
+	gardenerXR, capiXR, magnumXR := readObject(t, exampleXR), readObject(t, exampleCAPIXR), readObject(t, exampleMagnumXR)
+	remoteXR := deepCopy(capiXR)
+	remoteXR["spec"].(map[string]any)["environment"] = "clusterstack-remote"
+	nodegroup := map[string]any{
+		"apiVersion": "containerinfra.openstack.crossplane.io/v1alpha1", "kind": "NodegroupV1",
+		"metadata": map[string]any{"name": "shop-4h7tw-workers-nova", "labels": map[string]any{model.LabelNodePool: "workers"},
+			"annotations": map[string]any{"crossplane.io/composition-resource-name": "magnum-nodegroup-workers-nova"}},
+		"spec": map[string]any{"forProvider": map[string]any{"clusterId": "5d2f8c1a-3b4e-4f6a-8c9d-0e1f2a3b4c5d", "flavorId": "SCS-8V-32",
+			"name": "workers-nova", "region": "RegionOne", "labels": map[string]any{"availability_zone": "nova"}}},
+	}
+	return []fuzzCase{
+		{xr: gardenerXR, envs: envs},
+		{xr: gardenerXR, envs: envs, observed: observed(readObjects(t, exampleObservedReady)...),
+			details: map[string]map[string][]byte{"gardener-kubeconfig": secret(exampleKubeconfig)}},
+		{xr: gardenerXR, envs: envs, observed: observed(readObject(t, exampleObservedQuota))},
+		{xr: capiXR, envs: envs, required: capiRequired(false)},
+		{xr: capiXR, envs: envs, required: capiRequired(true), observed: observed(readObject(t, exampleCAPIObservedReady))},
+		{xr: capiXR, envs: envs, required: capiRequired(false), observed: observed(readObject(t, exampleCAPIObservedFailed))},
+		{xr: remoteXR, envs: envs, required: map[string][]map[string]any{"clusterstack-releases": remoteReleases(t)}},
+		{xr: magnumXR, envs: envs},
+		{xr: magnumXR, envs: envs, observed: observed(readObject(t, exampleMagnumObservedCreated), nodegroup)},
+		{xr: magnumXR, envs: envs, observed: observed(readObjects(t, exampleMagnumObservedReady)...),
+			details: map[string]map[string][]byte{"magnum-cluster": secret(exampleMagnumSecret)}},
+	}
+}

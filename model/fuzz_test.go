@@ -1,0 +1,58 @@
+package model
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+)
+
+// FuzzDefaultAndValidate feeds any spec through Default and Validate. Properties: neither
+// panics; Default leaves its input alone; defaulting again with the record of what the
+// environment filled in gives the same spec (so a cluster's shape survives every
+// reconcile); and a spec that Validate accepts names every node group differently in every
+// backend. make fuzz runs it for a bounded time.
+func FuzzDefaultAndValidate(f *testing.F) {
+	for _, s := range []kaasv1alpha1.ClusterSpec{validSpec(), {Kubernetes: kaasv1alpha1.KubernetesSpec{Version: "1.34"}, NodePools: []kaasv1alpha1.NodePool{
+		{Name: "a", MachineType: "SCS-4V-8", Count: ptrTo[int32](1), Zones: []string{"b-c"}},
+		{Name: "a-b", MachineType: "SCS-4V-8", Autoscaling: &kaasv1alpha1.Autoscaling{Max: 2}, Zones: []string{"c", "C"}},
+	}}} {
+		raw, err := json.Marshal(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var given kaasv1alpha1.ClusterSpec
+		if json.Unmarshal(raw, &given) != nil {
+			t.Skip("not a spec")
+		}
+		env := testEnvironment()
+		env.Catalog.Zones = append(env.Catalog.Zones, "b-c", "c", "C")
+		before, _ := json.Marshal(given)
+		spec := Default(given, env, nil)
+		if after, _ := json.Marshal(given); string(after) != string(before) {
+			t.Fatalf("Default changed its input:\n%s\n%s", before, after)
+		}
+		again := Default(given, env, Defaulted(&given, &spec))
+		if diff := cmp.Diff(spec, again); diff != "" {
+			t.Fatalf("defaulting with the record of the defaults changed the spec: -first, +again:\n%s", diff)
+		}
+		if len(Validate(&spec, env, nil)) > 0 {
+			return
+		}
+		seen := map[string]bool{}
+		for _, p := range spec.NodePools {
+			for _, z := range p.Zones {
+				n := PoolZoneName(p.Name, z)
+				if seen[n] {
+					t.Fatalf("a valid spec has two node groups named %s", n)
+				}
+				seen[n] = true
+			}
+		}
+	})
+}
