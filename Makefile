@@ -40,9 +40,10 @@ package: ## Build the Configuration, Function and Provider packages (.xpkg) into
 	hack/package.sh
 
 .PHONY: generate
-generate: ## Regenerate the XRD from the Go types in apis/.
+generate: ## Regenerate the XRD from the Go types in apis/, and docs/capabilities.md from the backends' declarations.
 	cd hack/xrdgen && go build -o $(BIN)/xrdgen .
 	$(BIN)/xrdgen $(XRD)
+	go test ./model/all -run TestCapabilitiesDoc -update
 
 ##@ Check
 

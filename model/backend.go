@@ -12,11 +12,17 @@ import (
 const LabelCluster = "kaas.scs.community/cluster"
 
 // A Backend translates the portable cluster spec into the native objects of one cluster
-// stack, and their observed state back into the normalised status. Implementations are
-// stateless and safe for concurrent use.
+// stack, and their observed state back into the normalised status. It is a translator
+// only: where its objects live, how they are wrapped, read back, labelled and protected is
+// the Placement's business (Request.Place), and the conditions every backend shares are
+// the Registry's. Implementations are stateless and safe for concurrent use.
 type Backend interface {
 	// Type names the backend; EnvironmentConfigs select it with data.backend.
 	Type() kaasv1alpha1.BackendType
+
+	// Capabilities declare what the backend does with each portable field; the warnings
+	// for fields it cannot honour and docs/capabilities.md come from them.
+	Capabilities() Capabilities
 
 	// ValidateEnvironment checks the backend's section of an environment. Paths are
 	// relative to the EnvironmentConfig's data.
@@ -28,23 +34,35 @@ type Backend interface {
 	// cluster, never on what was fetched, so that it settles after one round.
 	Requirements(req *Request) map[string]Selector
 
-	// Validate checks what only this backend restricts (name lengths, catalog rules,
-	// changes its native API cannot make in place given the observed objects). Paths point
-	// at portable fields.
-	Validate(req *Request) field.ErrorList
+	// Translate reads the observed native objects once, checks what only this backend
+	// restricts (against them: changes its native API cannot make in place), and when the
+	// spec passes, renders the native objects and the normalised status. It is
+	// deterministic. Observed state it cannot read is an error (see Unreadable).
+	Translate(req *Request) (*Translation, error)
+}
 
-	// Render returns the native objects for the cluster. It is deterministic.
-	Render(req *Request) (*Rendering, error)
+// Translation is what a backend made of one request.
+type Translation struct {
+	// Invalid lists what the backend refuses, each with the path of the portable field or
+	// environment setting. When set, nothing else is.
+	Invalid field.ErrorList
 
-	// Observe reads the observed native objects into the normalised status. Objects that
-	// do not exist yet are not an error.
-	Observe(req *Request) (*Observation, error)
+	// Rendering are the native objects.
+	Rendering *Rendering
+
+	// Observation is the normalised view of the observed native objects.
+	Observation *Observation
 }
 
 // Request is everything a backend needs for one cluster.
 type Request struct {
 	// Cluster is the composite resource. Its spec has been defaulted and validated.
 	Cluster *kaasv1alpha1.XSCSCluster
+
+	// NativeName is the cluster's name in the backend (a Shoot, a Cluster API Cluster, a
+	// Magnum cluster). Every name a backend derives (composed objects, connection
+	// secrets) starts with it, and every native object carries it as LabelCluster.
+	NativeName string
 
 	// Environment is the environment the cluster lives in.
 	Environment *Environment
@@ -63,29 +81,6 @@ type Request struct {
 
 	// Options are settings of the caller that are not part of the cluster or environment.
 	Options Options
-
-	// decoded memoises typed views of observed objects for the life of the request, so
-	// that Validate, Observe and Render decode each observed object once.
-	decoded map[string]decodedValue
-}
-
-type decodedValue struct {
-	value any
-	err   error
-}
-
-// Decoded returns what decode returns, calling it once per request and key. Backends use
-// it for typed views of observed objects. A Request is not safe for concurrent use.
-func (r *Request) Decoded(key string, decode func() (any, error)) (any, error) {
-	if d, ok := r.decoded[key]; ok {
-		return d.value, d.err
-	}
-	v, err := decode()
-	if r.decoded == nil {
-		r.decoded = map[string]decodedValue{}
-	}
-	r.decoded[key] = decodedValue{value: v, err: err}
-	return v, err
 }
 
 // ZonesDefaulted says whether the zones of a pool came from the environment, not the user.
@@ -206,4 +201,15 @@ func Truncate(s string) string {
 		return s
 	}
 	return s[:MaxMessageLength-3] + "..."
+}
+
+// NotCreated is the BackendReady condition while the cluster's native object does not exist
+// yet: what names it ("the Shoot"), where says where it will live ("in the garden cluster";
+// may be empty).
+func NotCreated(what, where string) Condition {
+	msg := what + " does not exist"
+	if where != "" {
+		msg += " " + where
+	}
+	return Condition{Type: kaasv1alpha1.ConditionBackendReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonCreating, Message: msg + " yet"}
 }

@@ -11,28 +11,43 @@
 //
 // # Flow
 //
-// A caller turns its inputs into a Request and hands it to Reconcile, or runs the steps
-// itself:
+// A caller turns its inputs into an Input and hands it to Registry.Reconcile, which:
 //
-//  1. SelectEnvironment picks the backend environment from the candidate EnvironmentConfigs
-//     (by the name the cluster asks for, the name it is pinned to, or the platform default).
-//  2. Default fills what the spec leaves out from the purpose and the environment.
-//  3. Validate checks the defaulted spec against the API's rules and the environment's
-//     catalog, and returns every problem at once, each with its field path.
-//  4. The Backend for the environment renders the native objects (Render) and reads their
-//     observed state back (Observe).
+//  1. selects the environment the cluster lives in from the EnvironmentConfigs (by the name
+//     the cluster asks for, the name it is pinned to, or the platform default) and refuses a
+//     switch of backend or environment under a live cluster;
+//  2. defaults the spec from the purpose, from what the environment defaulted when the
+//     cluster was created (status.defaulted), and only for what is new from the environment
+//     as it is now (Default);
+//  3. validates it against the API's rules and the environment's catalog, every problem at
+//     once with its field path (Validate, ValidateZonesKept);
+//  4. hands it to the environment's Backend, whose Translate reads the observed native
+//     objects once, refuses what its native API cannot do in place, and renders the native
+//     objects and the normalised status;
+//  5. keeps every composed resource that exists (an Object not yet reported is kept as last
+//     applied; nothing of the backend is dropped but a removed pool's node groups), and adds
+//     the conditions every backend shares (KubeconfigReady, EnvironmentUpToDate) and the
+//     warnings its capabilities declare.
 //
-// # Backends
+// Any error means the caller must not change anything: no partial result is ever returned.
 //
-// A Backend is stateless. Render is a pure function of the Request: the same request gives
-// the same objects, byte for byte once serialised. Observed native objects are part of the
-// request because a safe render depends on them: a backend refuses, with an error naming the
-// portable field, any change that its native API would turn into a replacement of the
-// cluster, and it keeps values the native system chose (for example a failure-tolerance
-// type) rather than flip them. Observe never fails on a missing object: a cluster that does
-// not exist yet is Provisioning.
+// # Adding a backend
 //
-// Resource names returned by a backend are stable identifiers (for Crossplane, composition
-// resource names). Each starts with the backend's type, so a caller can tell which backend
-// created an observed object and refuse to switch backends under a live cluster.
+// A backend is one package with:
+//
+//   - a section of the environment contract (apis/environment/v1alpha1) and
+//     ValidateEnvironment for it;
+//   - Capabilities: what it does with every portable field (Capabilities.Check says what is
+//     missing); docs/capabilities.md and the warnings for fields it never honours come
+//     from them;
+//   - Translate: typed native objects in, native objects and status out. Where those objects
+//     live is not its business: Request.Place(setting) returns the Placement for the
+//     environment setting that names the cluster ("local" or a provider-kubernetes
+//     ProviderConfig), whose Compose, Native, List and SecretRead work the same wherever
+//     that is. Managed resources of Crossplane providers go through Request.Managed, which
+//     applies the ProviderConfig, the connection secret, labels and deletion protection.
+//
+// and one line in package all. Resource names it returns are stable composition resource
+// names starting with the backend's type, and every name it derives for an object starts
+// with Request.NativeName.
 package model

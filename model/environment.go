@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
 // EnvironmentConfig API, as Crossplane serves it.
@@ -59,7 +60,7 @@ func SelectEnvironment(requested, pinned string, configs []*unstructured.Unstruc
 	}
 
 	if requested != "" && pinned != "" && requested != pinned {
-		return nil, errorf(ReasonReplacementRefused,
+		return nil, errorf(kaasv1alpha1.ReasonReplacementRefused,
 			"spec.environment is %q but the cluster was created in environment %q: moving it would replace the cluster; set spec.environment back to %q",
 			requested, pinned, pinned)
 	}
@@ -70,13 +71,13 @@ func SelectEnvironment(requested, pinned string, configs []*unstructured.Unstruc
 	if want == "" {
 		switch len(defaults) {
 		case 0:
-			return nil, errorf(ReasonEnvironmentUnavailable,
+			return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable,
 				"spec.environment is not set and no EnvironmentConfig is labelled %s=true; %s",
 				envv1alpha1.LabelDefault, describeEnvironments(byName))
 		case 1:
 			want = defaults[0].GetLabels()[envv1alpha1.LabelEnvironment]
 		default:
-			return nil, errorf(ReasonEnvironmentUnavailable,
+			return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable,
 				"spec.environment is not set and %d EnvironmentConfigs are labelled %s=true (%s); exactly one may be the default",
 				len(defaults), envv1alpha1.LabelDefault, configNames(defaults))
 		}
@@ -85,11 +86,11 @@ func SelectEnvironment(requested, pinned string, configs []*unstructured.Unstruc
 	matches := byName[want]
 	switch len(matches) {
 	case 0:
-		return nil, errorf(ReasonEnvironmentUnavailable, "environment %q does not exist: no EnvironmentConfig is labelled %s=%s; %s",
+		return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable, "environment %q does not exist: no EnvironmentConfig is labelled %s=%s; %s",
 			want, envv1alpha1.LabelEnvironment, want, describeEnvironments(byName))
 	case 1:
 	default:
-		return nil, errorf(ReasonEnvironmentUnavailable, "environment %q is ambiguous: EnvironmentConfigs %s are all labelled %s=%s; exactly one may be",
+		return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable, "environment %q is ambiguous: EnvironmentConfigs %s are all labelled %s=%s; exactly one may be",
 			want, configNames(matches), envv1alpha1.LabelEnvironment, want)
 	}
 
@@ -106,13 +107,13 @@ func DecodeEnvironment(name string, config *unstructured.Unstructured) (*Environ
 	data, _, _ := unstructured.NestedMap(config.Object, "data")
 	raw, err := json.Marshal(data)
 	if err != nil {
-		return nil, errorf(ReasonInvalidEnvironment, "environment %q (EnvironmentConfig %s): cannot encode data: %v", name, config.GetName(), err)
+		return nil, errorf(kaasv1alpha1.ReasonInvalidEnvironment, "environment %q (EnvironmentConfig %s): cannot encode data: %v", name, config.GetName(), err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	env := &Environment{Name: name, ConfigName: config.GetName()}
 	if err := dec.Decode(&env.Environment); err != nil {
-		return nil, errorf(ReasonInvalidEnvironment, "environment %q (EnvironmentConfig %s): data does not match the environment contract: %v", name, config.GetName(), err)
+		return nil, errorf(kaasv1alpha1.ReasonInvalidEnvironment, "environment %q (EnvironmentConfig %s): data does not match the environment contract: %v", name, config.GetName(), err)
 	}
 	return env, nil
 }

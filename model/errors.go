@@ -6,20 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-)
 
-// Reasons say, in one word, why the model layer refused to render. Callers put them in the
-// reason of a condition; the error message says the rest.
-const (
-	ReasonEnvironmentUnavailable  = "EnvironmentUnavailable"
-	ReasonInvalidEnvironment      = "InvalidEnvironment"
-	ReasonInvalidSpec             = "InvalidSpec"
-	ReasonReplacementRefused      = "ReplacementRefused"
-	ReasonDeletionRefused         = "DeletionRefused"
-	ReasonSecretExposed           = "SecretExposed"
-	ReasonObservedStateUnreadable = "ObservedStateUnreadable"
-	ReasonRenderFailed            = "RenderFailed"
-	ReasonInternalError           = "InternalError"
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
 // Error is an error of the model layer with its reason.
@@ -34,10 +22,18 @@ func errorf(reason, format string, args ...any) *Error {
 	return &Error{Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
 
+// Unreadable marks an error as observed state that cannot be read.
+func Unreadable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Reason: kaasv1alpha1.ReasonObservedStateUnreadable, Message: err.Error()}
+}
+
 // InvalidError lists every problem with a cluster's spec or environment, each with its
 // field path.
 type InvalidError struct {
-	// Reason is ReasonInvalidSpec or ReasonInvalidEnvironment.
+	// Reason is kaasv1alpha1.ReasonInvalidSpec or kaasv1alpha1.ReasonInvalidEnvironment.
 	Reason string
 	// Subject says what was invalid, such as `XSCSCluster "a"`.
 	Subject string
@@ -56,7 +52,8 @@ func (e *InvalidError) Error() string {
 	return fmt.Sprintf("%s is invalid (%d %s): %s", e.Subject, len(msgs), noun, strings.Join(msgs, "; "))
 }
 
-// ReasonOf returns the reason of a model layer error, or ReasonRenderFailed for any other.
+// ReasonOf returns the reason of a model layer error (a kaasv1alpha1.Reason* constant), or
+// kaasv1alpha1.ReasonRenderFailed for any other.
 func ReasonOf(err error) string {
 	var me *Error
 	if errors.As(err, &me) {
@@ -66,5 +63,5 @@ func ReasonOf(err error) string {
 	if errors.As(err, &ie) {
 		return ie.Reason
 	}
-	return ReasonRenderFailed
+	return kaasv1alpha1.ReasonRenderFailed
 }

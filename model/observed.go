@@ -101,7 +101,7 @@ func checkNothingDropped(backend kaasv1alpha1.BackendType, r *Rendering, observe
 		return nil
 	}
 	sort.Strings(dropped)
-	return errorf(ReasonDeletionRefused, "composed resources exist that the %s backend would no longer compose, so Crossplane would delete them: %s; nothing was changed: restore what removed them (a zone, the environment setting, the observed state)",
+	return errorf(kaasv1alpha1.ReasonDeletionRefused, "composed resources exist that the %s backend would no longer compose, so Crossplane would delete them: %s; nothing was changed: restore what removed them (a zone, the environment setting, the observed state)",
 		backend, strings.Join(dropped, ", "))
 }
 

@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -72,17 +73,17 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 	out.Environment = env
 	if pinned.Type != "" && env.Backend != pinned.Type {
-		return nil, errorf(ReasonReplacementRefused, "environment %q (EnvironmentConfig %s) now names backend %q, but this cluster was built by backend %q: switching backends would replace the cluster, so nothing was changed; restore data.backend",
+		return nil, errorf(kaasv1alpha1.ReasonReplacementRefused, "environment %q (EnvironmentConfig %s) now names backend %q, but this cluster was built by backend %q: switching backends would replace the cluster, so nothing was changed; restore data.backend",
 			env.Name, env.ConfigName, env.Backend, pinned.Type)
 	}
 	backend, err := r.For(env.Backend)
 	if err != nil {
-		return nil, errorf(ReasonInvalidEnvironment, "environment %q (EnvironmentConfig %s): %v", env.Name, env.ConfigName, err)
+		return nil, errorf(kaasv1alpha1.ReasonInvalidEnvironment, "environment %q (EnvironmentConfig %s): %v", env.Name, env.ConfigName, err)
 	}
 	out.Backend = backend
 	envErrs := append(ValidateEnvironment(env, r), backend.ValidateEnvironment(env)...)
 	if len(envErrs) > 0 {
-		return nil, &InvalidError{Reason: ReasonInvalidEnvironment, Subject: fmt.Sprintf("environment %q (EnvironmentConfig %s)", env.Name, env.ConfigName), Errs: envErrs}
+		return nil, &InvalidError{Reason: kaasv1alpha1.ReasonInvalidEnvironment, Subject: fmt.Sprintf("environment %q (EnvironmentConfig %s)", env.Name, env.ConfigName), Errs: envErrs}
 	}
 	if err := r.checkObservedBackends(backend, in.Observed); err != nil {
 		return nil, err
@@ -94,7 +95,7 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	cluster := *xr
 	cluster.Spec = Default(xr.Spec, env, xr.Status.Defaulted)
 	out.Spec = cluster.Spec
-	req := &Request{Cluster: &cluster, Environment: env, Defaulted: Defaulted(&xr.Spec, &cluster.Spec),
+	req := &Request{Cluster: &cluster, NativeName: xr.Name, Environment: env, Defaulted: Defaulted(&xr.Spec, &cluster.Spec),
 		Observed: in.Observed, Required: in.Required, Options: in.Options}
 
 	maps.Copy(out.Requirements, backend.Requirements(req))
@@ -109,27 +110,31 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	// The backend sees only a spec that passed the API's own rules: it may rely on them (a
 	// pool has a count or autoscaling) rather than check everything again.
 	if errs := Validate(&cluster.Spec, env, &xr.Status); len(errs) > 0 {
-		return nil, &InvalidError{Reason: ReasonInvalidSpec, Subject: subject, Errs: errs}
+		return nil, &InvalidError{Reason: kaasv1alpha1.ReasonInvalidSpec, Subject: subject, Errs: errs}
 	}
-	if errs := append(ValidateZonesKept(&cluster.Spec, req.Defaulted, &xr.Status), backend.Validate(req)...); len(errs) > 0 {
-		return nil, &InvalidError{Reason: ReasonInvalidSpec, Subject: subject, Errs: errs}
+	if errs := ValidateZonesKept(&cluster.Spec, req.Defaulted, &xr.Status); len(errs) > 0 {
+		return nil, &InvalidError{Reason: kaasv1alpha1.ReasonInvalidSpec, Subject: subject, Errs: errs}
 	}
-
-	obs, err := backend.Observe(req)
-	if err != nil {
-		return nil, &Error{Reason: ReasonObservedStateUnreadable, Message: err.Error()}
+	t, err := backend.Translate(req)
+	switch {
+	case err != nil:
+		var me *Error
+		if errors.As(err, &me) {
+			return nil, me
+		}
+		return nil, &Error{Reason: kaasv1alpha1.ReasonRenderFailed, Message: err.Error()}
+	case len(t.Invalid) > 0:
+		return nil, &InvalidError{Reason: kaasv1alpha1.ReasonInvalidSpec, Subject: subject, Errs: t.Invalid}
 	}
+	obs, rendering := t.Observation, t.Rendering
 	if errs := ValidateUpgrade(&cluster.Spec, obs.Status.Kubernetes); len(errs) > 0 {
-		return nil, &InvalidError{Reason: ReasonInvalidSpec, Subject: subject, Errs: errs}
-	}
-
-	rendering, err := backend.Render(req)
-	if err != nil {
-		return nil, &Error{Reason: ReasonRenderFailed, Message: err.Error()}
+		return nil, &InvalidError{Reason: kaasv1alpha1.ReasonInvalidSpec, Subject: subject, Errs: errs}
 	}
 	if err := checkReplacements(rendering, in.Observed); err != nil {
 		return nil, err
 	}
+	rendering.Unsupported = append(backend.Capabilities().Warnings(&cluster.Spec), rendering.Unsupported...)
+	sortUnsupported(rendering.Unsupported)
 	unobserved := Unobserved(in.Observed)
 	keepUnobserved(rendering, in.Observed, unobserved)
 	if err := checkNothingDropped(backend.Type(), rendering, in.Observed, &cluster.Spec); err != nil {
@@ -180,7 +185,7 @@ func unknownObservation(obs *Observation, previous *kaasv1alpha1.ClusterStatus, 
 	for _, name := range unobserved {
 		out.ResourceReady[name] = false
 	}
-	out.Conditions = []Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: ConditionUnknown, Reason: "NotObservedYet",
+	out.Conditions = []Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: ConditionUnknown, Reason: kaasv1alpha1.ReasonNotObservedYet,
 		Message: fmt.Sprintf("provider-kubernetes has not reported the object that %s manages yet; it exists and is kept as it was last applied until its state is known",
 			strings.Join(unobserved, " and "))}}
 	for _, c := range obs.Conditions {
@@ -209,10 +214,10 @@ func copyStatus(s *kaasv1alpha1.ClusterStatus) kaasv1alpha1.ClusterStatus {
 // verdict of their own on it (one that knows about expiry and renewal does).
 func kubeconfigCondition(obs *Observation) Condition {
 	if len(obs.ConnectionDetails[ConnectionKeyKubeconfig]) > 0 {
-		return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionTrue, Reason: "Delivered",
+		return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonKubeconfigDelivered,
 			Message: "the connection secret holds the cluster's kubeconfig"}
 	}
-	return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: "Pending",
+	return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonKubeconfigPending,
 		Message: "the backend has not delivered a kubeconfig yet"}
 }
 
@@ -220,10 +225,10 @@ func kubeconfigCondition(obs *Observation) Condition {
 // defaults today.
 func environmentCondition(env *Environment, changes []string) Condition {
 	if len(changes) == 0 {
-		return Condition{Type: kaasv1alpha1.ConditionEnvironmentUpToDate, Status: ConditionTrue, Reason: "UpToDate",
+		return Condition{Type: kaasv1alpha1.ConditionEnvironmentUpToDate, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonUpToDate,
 			Message: fmt.Sprintf("the cluster uses what environment %s offers and defaults", env.Name)}
 	}
-	return Condition{Type: kaasv1alpha1.ConditionEnvironmentUpToDate, Status: ConditionFalse, Reason: "EnvironmentChanged",
+	return Condition{Type: kaasv1alpha1.ConditionEnvironmentUpToDate, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonEnvironmentChanged,
 		Message: Truncate(fmt.Sprintf("environment %s changed since the cluster was created; the cluster is left as it is: %s", env.Name, strings.Join(changes, "; ")))}
 }
 
@@ -245,7 +250,7 @@ func (r *Registry) checkObservedBackends(backend Backend, observed map[string]Ob
 	}
 	sort.Strings(foreign)
 	foreign = slices.Compact(foreign)
-	return errorf(ReasonReplacementRefused, "the cluster has resources of another backend than %q, which its environment names now: %s; switching backends would delete them and replace the cluster, so nothing was changed",
+	return errorf(kaasv1alpha1.ReasonReplacementRefused, "the cluster has resources of another backend than %q, which its environment names now: %s; switching backends would delete them and replace the cluster, so nothing was changed",
 		backend.Type(), strings.Join(foreign, ", "))
 }
 
@@ -264,7 +269,7 @@ func checkSecretsSanitized(observed map[string]ObservedResource) error {
 		return nil
 	}
 	sort.Strings(exposed)
-	return errorf(ReasonSecretExposed, "%s carries the data of the Secret it observes in its status, readable by anyone who may read Objects: provider-kubernetes runs without --sanitize-secrets. Start it with --sanitize-secrets (a DeploymentRuntimeConfig argument); until then nothing is changed",
+	return errorf(kaasv1alpha1.ReasonSecretExposed, "%s carries the data of the Secret it observes in its status, readable by anyone who may read Objects: provider-kubernetes runs without --sanitize-secrets. Start it with --sanitize-secrets (a DeploymentRuntimeConfig argument); until then nothing is changed",
 		strings.Join(exposed, ", "))
 }
 
@@ -277,7 +282,7 @@ func checkReplacements(rendering *Rendering, observed map[string]ObservedResourc
 			continue
 		}
 		if o.Object.GetAPIVersion() != res.Object.GetAPIVersion() || o.Object.GetKind() != res.Object.GetKind() {
-			return errorf(ReasonReplacementRefused, "resource %s exists as %s %s but would now be %s %s: that would replace it, so nothing was changed; restore the environment setting that moved it (for example where the native objects live)",
+			return errorf(kaasv1alpha1.ReasonReplacementRefused, "resource %s exists as %s %s but would now be %s %s: that would replace it, so nothing was changed; restore the environment setting that moved it (for example where the native objects live)",
 				res.Name, o.Object.GetAPIVersion(), o.Object.GetKind(), res.Object.GetAPIVersion(), res.Object.GetKind())
 		}
 	}

@@ -25,17 +25,33 @@ type fakeBackend struct {
 func (fakeBackend) Type() kaasv1alpha1.BackendType                   { return "fake" }
 func (fakeBackend) ValidateEnvironment(*Environment) field.ErrorList { return nil }
 func (b fakeBackend) Requirements(*Request) map[string]Selector      { return b.requirements }
+func (fakeBackend) Capabilities() Capabilities                       { return Capabilities{} }
+
+func (b fakeBackend) Translate(req *Request) (*Translation, error) {
+	if errs := b.validate(req); len(errs) > 0 {
+		return &Translation{Invalid: errs}, nil
+	}
+	r, err := b.render(req)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := b.observe(req)
+	if err != nil {
+		return nil, err
+	}
+	return &Translation{Rendering: r, Observation: obs}, nil
+}
 
 // Validate relies on what the model's validation guarantees, as real backends do: it
 // dereferences the first pool's size, which is only there in a valid spec.
-func (b fakeBackend) Validate(req *Request) field.ErrorList {
+func (b fakeBackend) validate(req *Request) field.ErrorList {
 	if p := req.Cluster.Spec.NodePools[0]; p.Count == nil && p.Autoscaling.Max < 0 {
 		return field.ErrorList{field.Invalid(field.NewPath("spec"), nil, "unreachable")}
 	}
 	return b.validateErrs
 }
 
-func (b fakeBackend) Render(req *Request) (*Rendering, error) {
+func (b fakeBackend) render(req *Request) (*Rendering, error) {
 	if b.renderErr != nil {
 		return nil, b.renderErr
 	}
@@ -54,7 +70,7 @@ func (b fakeBackend) Render(req *Request) (*Rendering, error) {
 	}, nil
 }
 
-func (b fakeBackend) Observe(*Request) (*Observation, error) {
+func (b fakeBackend) observe(*Request) (*Observation, error) {
 	obs := &Observation{Status: kaasv1alpha1.ClusterStatus{Phase: kaasv1alpha1.PhaseProvisioning}}
 	if b.observed != "" {
 		obs.Status.Kubernetes = &kaasv1alpha1.KubernetesStatus{Version: b.observed}
@@ -124,17 +140,17 @@ func TestReconcile(t *testing.T) {
 		},
 		"PinnedToAnotherBackend": {
 			in:         Input{Cluster: pinnedTo("other", "regionone"), Required: environments},
-			wantReason: ReasonReplacementRefused,
+			wantReason: kaasv1alpha1.ReasonReplacementRefused,
 			wantErr:    []string{`environment "regionone" (EnvironmentConfig cfg) now names backend "fake", but this cluster was built by backend "other"`},
 		},
 		"PinnedToAnEnvironmentThatIsGone": {
 			in:         Input{Cluster: pinnedTo("fake", "regiontwo"), Required: environments},
-			wantReason: ReasonEnvironmentUnavailable,
+			wantReason: kaasv1alpha1.ReasonEnvironmentUnavailable,
 			wantErr:    []string{`environment "regiontwo" does not exist`, "environments that exist: regionone"},
 		},
 		"ObservedResourcesOfAnotherBackend": {
 			in:         Input{Cluster: testCluster(), Required: environments, Observed: observed("other-cluster", "ConfigMap")},
-			wantReason: ReasonReplacementRefused,
+			wantReason: kaasv1alpha1.ReasonReplacementRefused,
 			wantErr:    []string{"the cluster has resources of another backend than \"fake\"", "other-cluster (backend other)"},
 		},
 		"InvalidSpec": {
@@ -144,19 +160,19 @@ func TestReconcile(t *testing.T) {
 				xr.Spec.NodePools[0].Count = nil
 				return xr
 			}(), Required: environments},
-			wantReason: ReasonInvalidSpec,
+			wantReason: kaasv1alpha1.ReasonInvalidSpec,
 			wantErr:    []string{`XSCSCluster "demo" is invalid (2 problems)`, "spec.kubernetes.version", "spec.nodePools[0]"},
 		},
 		"BackendValidation": {
 			backend:    fakeBackend{validateErrs: field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), "demo", "too long")}},
 			in:         Input{Cluster: testCluster(), Required: environments},
-			wantReason: ReasonInvalidSpec,
+			wantReason: kaasv1alpha1.ReasonInvalidSpec,
 			wantErr:    []string{"metadata.name: Invalid value: \"demo\": too long"},
 		},
 		"RenderError": {
 			backend:    fakeBackend{renderErr: errors.New("boom")},
 			in:         Input{Cluster: testCluster(), Required: environments},
-			wantReason: ReasonRenderFailed,
+			wantReason: kaasv1alpha1.ReasonRenderFailed,
 			wantErr:    []string{"boom"},
 		},
 		"UpgradeTwoMinorsAboveWhatRuns": {
@@ -166,13 +182,13 @@ func TestReconcile(t *testing.T) {
 				xr.Spec.Kubernetes.Version = "1.35"
 				return xr
 			}(), Required: environments},
-			wantReason: ReasonInvalidSpec,
+			wantReason: kaasv1alpha1.ReasonInvalidSpec,
 			wantErr:    []string{"spec.kubernetes.version: Forbidden: the cluster runs 1.33.4; upgrade one minor at a time (next: 1.34), not to 1.35"},
 		},
 		"DowngradeBelowWhatRuns": {
 			backend:    fakeBackend{observed: "1.35.0"},
 			in:         Input{Cluster: testCluster(), Required: environments},
-			wantReason: ReasonInvalidSpec,
+			wantReason: kaasv1alpha1.ReasonInvalidSpec,
 			wantErr:    []string{"spec.kubernetes.version: Forbidden: the cluster runs 1.35.0; downgrading to 1.34 is not supported"},
 		},
 		// A pool without a size reaches no backend: its Validate would crash on it.
@@ -182,18 +198,18 @@ func TestReconcile(t *testing.T) {
 				xr.Spec.NodePools[0].Count = nil
 				return xr
 			}(), Required: environments},
-			wantReason: ReasonInvalidSpec,
+			wantReason: kaasv1alpha1.ReasonInvalidSpec,
 			wantErr:    []string{"spec.nodePools[0]: Required value: set exactly one of count"},
 		},
 		"DroppingAnExistingResource": {
 			in: Input{Cluster: testCluster(), Required: environments,
 				Observed: labelled(observed("fake-nodegroup-a-az2", "ConfigMap"), map[string]string{LabelNodePool: "a"})},
-			wantReason: ReasonDeletionRefused,
+			wantReason: kaasv1alpha1.ReasonDeletionRefused,
 			wantErr:    []string{"fake-nodegroup-a-az2 (ConfigMap ; it belongs to node pool a, which the spec still has)", "nothing was changed"},
 		},
 		"DroppingAnUnlabelledResource": {
 			in:         Input{Cluster: testCluster(), Required: environments, Observed: observed("fake-releases", "ConfigMap")},
-			wantReason: ReasonDeletionRefused,
+			wantReason: kaasv1alpha1.ReasonDeletionRefused,
 			wantErr:    []string{"fake-releases (ConfigMap ; it is not labelled kaas.scs.community/node-pool as the node group of a pool the spec removed)"},
 		},
 		// Removing a pool removes its node groups: the one removal that is a normal operation.
@@ -215,13 +231,13 @@ func TestReconcile(t *testing.T) {
 				"spec":   map[string]any{"managementPolicies": []any{"Observe"}},
 				"status": map[string]any{"atProvider": map[string]any{"manifest": map[string]any{"apiVersion": "v1", "kind": "Secret", "data": map[string]any{"value": "c2VjcmV0"}}}},
 			}}}}},
-			wantReason: ReasonSecretExposed,
+			wantReason: kaasv1alpha1.ReasonSecretExposed,
 			wantErr:    []string{"fake-kubeconfig (Object demo-kubeconfig) carries the data of the Secret", "--sanitize-secrets"},
 		},
 		"KindChangeUnderAnExistingName": {
 			backend:    fakeBackend{kind: "Secret"},
 			in:         Input{Cluster: testCluster(), Required: environments, Observed: observed("fake-cluster", "ConfigMap")},
-			wantReason: ReasonReplacementRefused,
+			wantReason: kaasv1alpha1.ReasonReplacementRefused,
 			wantErr:    []string{"resource fake-cluster exists as v1 ConfigMap but would now be v1 Secret: that would replace it"},
 		},
 	}

@@ -15,11 +15,16 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
-// Limits of the portable API. The XRD enforces the same ones.
+// Limits of the portable API. The XRD enforces the same ones at the API server; the model
+// enforces them for what bypasses it (crossplane render, a CLI, objects stored before a
+// rule existed). TestLimitsMatchTheXRD ties the two.
 const (
 	MaxNodePools       = 32
 	MaxNodePoolName    = 15
 	MaxPoolSize        = 1000
+	MaxZonesPerPool    = 8
+	MaxLabelsPerPool   = 32
+	MaxTaintsPerPool   = 16
 	MinRootDiskGiB     = 10
 	MaxRootDiskGiB     = 16384
 	MinMaintenanceTime = 30 * time.Minute
@@ -153,6 +158,15 @@ func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environme
 	zones := p.Child("zones")
 	if len(pool.Zones) == 0 {
 		errs = append(errs, field.Required(zones, "name the failure zones of the pool; the environment lists none to default to"))
+	}
+	if len(pool.Zones) > MaxZonesPerPool {
+		errs = append(errs, field.TooMany(zones, len(pool.Zones), MaxZonesPerPool))
+	}
+	if len(pool.Labels) > MaxLabelsPerPool {
+		errs = append(errs, field.TooMany(p.Child("labels"), len(pool.Labels), MaxLabelsPerPool))
+	}
+	if len(pool.Taints) > MaxTaintsPerPool {
+		errs = append(errs, field.TooMany(p.Child("taints"), len(pool.Taints), MaxTaintsPerPool))
 	}
 	seenZone := map[string]bool{}
 	for i, z := range pool.Zones {

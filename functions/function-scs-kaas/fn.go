@@ -16,9 +16,7 @@ import (
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
-	"github.com/SovereignCloudStack/scs-kaas/model/clusterstack"
-	"github.com/SovereignCloudStack/scs-kaas/model/gardener"
-	"github.com/SovereignCloudStack/scs-kaas/model/magnum"
+	"github.com/SovereignCloudStack/scs-kaas/model/all"
 )
 
 // Response TTLs. Under realtime compositions Crossplane reconciles the composite resource
@@ -51,7 +49,7 @@ const defaultConnectionSecretNamespace = "crossplane-system"
 func NewFunction(log logging.Logger) *Function {
 	return &Function{
 		log:      log,
-		backends: model.NewRegistry(gardener.New(), clusterstack.New(), magnum.New()),
+		backends: all.Registry(),
 		options:  model.Options{ConnectionSecretNamespace: defaultConnectionSecretNamespace},
 	}
 }
@@ -68,7 +66,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			name := req.GetObserved().GetComposite().GetResource().GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
 			f.log.Info("Recovered from a panic; nothing was changed", "xr", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			// A fresh response: the one under way may hold half of the desired state.
-			rsp, err = refuse(response.To(req, ttlConverging), model.ReasonInternalError,
+			rsp, err = refuse(response.To(req, ttlConverging), kaasv1alpha1.ReasonInternalError,
 				errors.New("the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it")), nil
 		}
 	}()
@@ -80,7 +78,7 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRe
 
 	in, err := decodeInput(req, f.options)
 	if err != nil {
-		return refuse(rsp, model.ReasonRenderFailed, err)
+		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)
 	}
 	log := f.log.WithValues("xr", in.Cluster.Name)
 
@@ -99,7 +97,7 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRe
 	if err := encodeOutput(rsp, out); err != nil {
 		// encodeOutput changes the response only once everything is encoded, so the
 		// desired state is still what came in.
-		return refuse(rsp, model.ReasonRenderFailed, err)
+		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)
 	}
 	if out.Observation.Ready {
 		rsp.Meta.Ttl = durationpb.New(ttlReady)
@@ -141,7 +139,7 @@ func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output) error {
 	}
 	rsp.Desired.Composite = composite
 
-	response.ConditionTrue(rsp, kaasv1alpha1.ConditionRendered, "Rendered").
+	response.ConditionTrue(rsp, kaasv1alpha1.ConditionRendered, kaasv1alpha1.ReasonRendered).
 		WithMessage(fmt.Sprintf("rendered for backend %s in environment %s", out.Environment.Backend, out.Environment.Name)).
 		TargetCompositeAndClaim()
 	for _, c := range obs.Conditions {
@@ -168,7 +166,7 @@ func setCondition(rsp *fnv1.RunFunctionResponse, c model.Condition) {
 // (an event on the claim) and as a condition that stays visible.
 func setSpecSupported(rsp *fnv1.RunFunctionResponse, unsupported []model.Unsupported) {
 	if len(unsupported) == 0 {
-		response.ConditionTrue(rsp, kaasv1alpha1.ConditionSpecSupported, "AllFieldsHonoured").
+		response.ConditionTrue(rsp, kaasv1alpha1.ConditionSpecSupported, kaasv1alpha1.ReasonAllFieldsHonoured).
 			WithMessage("the backend honours every field that is set").TargetCompositeAndClaim()
 		return
 	}
@@ -176,10 +174,10 @@ func setSpecSupported(rsp *fnv1.RunFunctionResponse, unsupported []model.Unsuppo
 	for _, u := range unsupported {
 		msg := fmt.Sprintf("%s: %s", u.Field, u.Reason)
 		msgs = append(msgs, msg)
-		response.Warning(rsp, errors.New(msg)).WithReason("UnsupportedField").TargetCompositeAndClaim()
+		response.Warning(rsp, errors.New(msg)).WithReason(kaasv1alpha1.ReasonUnsupportedField).TargetCompositeAndClaim()
 	}
 	sort.Strings(msgs)
-	response.ConditionFalse(rsp, kaasv1alpha1.ConditionSpecSupported, "UnsupportedFields").
+	response.ConditionFalse(rsp, kaasv1alpha1.ConditionSpecSupported, kaasv1alpha1.ReasonUnsupportedFields).
 		WithMessage(strings.Join(msgs, "; ")).TargetCompositeAndClaim()
 }
 

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
@@ -74,7 +75,7 @@ func checkPromises(t *testing.T, c fuzzCase, req *fnv1.RunFunctionRequest) {
 		fatal = fatal || r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL
 	}
 	for _, c := range rsp.GetConditions() {
-		if c.GetType() == "Rendered" && c.GetReason() == model.ReasonInternalError {
+		if c.GetType() == "Rendered" && c.GetReason() == kaasv1alpha1.ReasonInternalError {
 			t.Fatalf("the function panicked (recovered): %s", c.GetMessage())
 		}
 	}

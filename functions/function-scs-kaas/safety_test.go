@@ -255,7 +255,7 @@ func TestSpecThatBypassedTheAPIServer(t *testing.T) {
 // panickingBackend stands for a bug on an input nobody foresaw.
 type panickingBackend struct{ gardener.Backend }
 
-func (panickingBackend) Render(*model.Request) (*model.Rendering, error) { panic("a bug") }
+func (panickingBackend) Translate(*model.Request) (*model.Translation, error) { panic("a bug") }
 
 // TestPanicEndsInAFatalResult: a panic reaches neither the process (which would crash for
 // every tenant) nor the desired state (which would be half written): the response is the
@@ -269,7 +269,7 @@ func TestPanicEndsInAFatalResult(t *testing.T) {
 	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 		t.Errorf("RunFunction: -want, +got:\n%s", diff)
 	}
-	for _, w := range []string{`"panic"="a bug"`, "panickingBackend.Render", `"xr"="shop-x7k2p"`} {
+	for _, w := range []string{`"panic"="a bug"`, "panickingBackend.Translate", `"xr"="shop-x7k2p"`} {
 		if !strings.Contains(logged.String(), w) {
 			t.Errorf("the log should contain %q:\n%s", w, logged.String())
 		}

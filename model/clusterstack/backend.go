@@ -22,11 +22,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
-	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
 // Resource and requirement names. Each starts with the backend's type.
@@ -35,9 +35,9 @@ const (
 	ResourceCluster = "clusterstack-cluster"
 	// ResourceReleases is the ObservedObjectCollection of a remote management cluster's
 	// ClusterStackReleases.
-	ResourceReleases = "clusterstack-releases"
+	ResourceReleases = RequirementReleases
 	// ResourceKubeconfig is the observe-only Object of a remote cluster's kubeconfig Secret.
-	ResourceKubeconfig = "clusterstack-kubeconfig"
+	ResourceKubeconfig = RequirementKubeconfig
 
 	// RequirementReleases are the ClusterStackReleases (locally) or the Objects observing
 	// them (remotely).
@@ -53,12 +53,6 @@ const (
 
 	releaseAPIVersion = "clusterstack.x-k8s.io/v1alpha1"
 	releaseKind       = "ClusterStackRelease"
-
-	collectionAPIVersion = "kubernetes.crossplane.io/v1alpha1"
-	collectionKind       = "ObservedObjectCollection"
-	// collectionMembershipLabel is the label provider-kubernetes puts on the Objects of an
-	// ObservedObjectCollection.
-	collectionMembershipLabel = "kubernetes.crossplane.io/owned-by-collection"
 )
 
 // Backend renders Cluster API Clusters of SCS Cluster Stacks.
@@ -106,21 +100,85 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 
 // Requirements are the ClusterStackReleases, and the kubeconfig Secret of a local Cluster.
 func (Backend) Requirements(req *model.Request) map[string]model.Selector {
-	cs := req.Environment.ClusterStack
-	if local(req.Environment) {
-		return map[string]model.Selector{
-			RequirementReleases:   {APIVersion: releaseAPIVersion, Kind: releaseKind, Namespace: cs.Namespace, MatchLabels: map[string]string{}},
-			RequirementKubeconfig: {APIVersion: "v1", Kind: "Secret", Namespace: cs.Namespace, MatchName: kubeconfigSecretName(req.Cluster.Name)},
-		}
+	mgmt := management(req)
+	reqs := map[string]model.Selector{RequirementReleases: mgmt.ListRequirement(releaseList(req))}
+	for k, v := range mgmt.SecretRequirements(kubeconfigRead(req)) {
+		reqs[k] = v
 	}
-	return map[string]model.Selector{
-		RequirementReleases: {APIVersion: providerkubernetes.APIVersion, Kind: providerkubernetes.Kind,
-			MatchLabels: map[string]string{collectionMembershipLabel: collectionName(req.Cluster.Name)}},
-	}
+	return reqs
 }
 
-func local(env *model.Environment) bool {
-	return env.ClusterStack.ManagementCluster == envv1alpha1.LocalCluster
+// Translate reads the Cluster, the releases and the kubeconfig once, refuses what Cluster
+// API and the Cluster Stack operator refuse, and renders the Cluster with the normalised
+// status.
+func (Backend) Translate(req *model.Request) (*model.Translation, error) {
+	s, err := read(req)
+	if err != nil {
+		return nil, model.Unreadable(err)
+	}
+	if errs := validate(req, s); len(errs) > 0 {
+		return &model.Translation{Invalid: errs}, nil
+	}
+	obs, err := observe(req, s)
+	if err != nil {
+		return nil, model.Unreadable(err)
+	}
+	r, err := render(req, s)
+	if err != nil {
+		return nil, err
+	}
+	return &model.Translation{Rendering: r, Observation: obs}, nil
+}
+
+// state is what the backend read for one request.
+type state struct {
+	mgmt model.Placement
+	// cluster is the Cluster as it exists, or nil.
+	cluster *clusterv1.Cluster
+	// rel is the release to render; pending while a remote management cluster's releases
+	// are unknown and no Cluster exists; relErr when no release fits the spec.
+	rel     release
+	pending bool
+	relErr  error
+	// kubeconfig is the Cluster's kubeconfig as connection details, or nil.
+	kubeconfig map[string][]byte
+}
+
+func read(req *model.Request) (*state, error) {
+	s := &state{mgmt: management(req)}
+	var err error
+	if s.cluster, err = observedCluster(req); err != nil {
+		return nil, err
+	}
+	rels, known, err := releases(req, s.mgmt)
+	if err != nil {
+		return nil, err
+	}
+	s.rel, s.pending, s.relErr = resolveRelease(req, rels, known, s.cluster)
+	if s.kubeconfig, err = kubeconfigDetails(req, s.mgmt); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// management is where the Clusters live.
+func management(req *model.Request) model.Placement {
+	return req.Place(req.Environment.ClusterStack.ManagementCluster)
+}
+
+// releaseList reads the ClusterStackReleases of the environment's namespace.
+func releaseList(req *model.Request) model.List {
+	return model.List{Requirement: RequirementReleases, Collection: collectionName(req.NativeName),
+		APIVersion: releaseAPIVersion, Kind: releaseKind, Namespace: req.Environment.ClusterStack.Namespace}
+}
+
+// kubeconfigRead reads the kubeconfig Secret Cluster API writes for the Cluster.
+func kubeconfigRead(req *model.Request) model.SecretRead {
+	return model.SecretRead{
+		Name: RequirementKubeconfig, Object: kubeconfigObjectName(req.NativeName),
+		Namespace: req.Environment.ClusterStack.Namespace, SecretName: kubeconfigSecretName(req.NativeName), Key: "value",
+		ConnectionKey: model.ConnectionKeyKubeconfig, ConnectionSecret: kubeconfigObjectName(req.NativeName),
+	}
 }
 
 // Names derived from the composite resource's name, which never changes.

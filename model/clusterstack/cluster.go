@@ -39,8 +39,8 @@ func buildCluster(req *model.Request, rel release) (*clusterv1.Cluster, []model.
 
 	c := &clusterv1.Cluster{}
 	c.APIVersion, c.Kind = clusterAPIVersion, clusterKind
-	c.Name, c.Namespace = req.Cluster.Name, cs.Namespace
-	c.Labels = map[string]string{model.LabelCluster: req.Cluster.Name}
+	c.Name, c.Namespace = req.NativeName, cs.Namespace
+	c.Labels = map[string]string{}
 	for k, v := range cs.ClusterLabels {
 		c.Labels[k] = v
 	}

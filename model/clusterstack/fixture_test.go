@@ -83,10 +83,10 @@ func standardReleases() []*unstructured.Unstructured {
 func request(s kaasv1alpha1.ClusterSpec, env *model.Environment, releases []*unstructured.Unstructured, observed *clusterv1.Cluster) *model.Request {
 	xr := &kaasv1alpha1.XSCSCluster{Spec: model.Default(s, env, nil)}
 	xr.Name = "shop-9q8rz"
-	req := &model.Request{Cluster: xr, Environment: env, Observed: map[string]model.ObservedResource{},
+	req := &model.Request{Cluster: xr, NativeName: xr.Name, Environment: env, Observed: map[string]model.ObservedResource{},
 		Required: map[string][]*unstructured.Unstructured{}, Options: model.Options{ConnectionSecretNamespace: "crossplane-system"}}
 	for _, r := range releases {
-		if !local(env) {
+		if env.ClusterStack.ManagementCluster != "local" {
 			o := providerkubernetes.Wrap(map[string]any{}, providerkubernetes.WrapOptions{Name: r.GetName(), ProviderConfigName: "capi-mgmt", ObserveOnly: true})
 			o.Object["status"] = map[string]any{"atProvider": map[string]any{"manifest": r.Object}}
 			r = o
@@ -103,7 +103,7 @@ func request(s kaasv1alpha1.ClusterSpec, env *model.Environment, releases []*uns
 			panic(err)
 		}
 		u := &unstructured.Unstructured{Object: m}
-		if !local(env) {
+		if env.ClusterStack.ManagementCluster != "local" {
 			u = providerkubernetes.Wrap(map[string]any{}, providerkubernetes.WrapOptions{Name: "shop-9q8rz-cluster", ProviderConfigName: env.ClusterStack.ManagementCluster})
 			u.Object["status"] = map[string]any{"atProvider": map[string]any{"manifest": m}}
 		}
@@ -151,7 +151,7 @@ func kubeconfigSecret() *unstructured.Unstructured {
 // renderedCluster renders and decodes the Cluster, inside its Object or not.
 func renderedCluster(t *testing.T, req *model.Request) (*clusterv1.Cluster, *model.Rendering) {
 	t.Helper()
-	r, err := New().Render(req)
+	r, err := renderOf(req)
 	if err != nil {
 		t.Fatalf("Render: %v", err)
 	}

@@ -1,7 +1,6 @@
 package clusterstack
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -9,7 +8,6 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
@@ -17,46 +15,31 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
-// Observe reads the Cluster's status: Available (v1beta2), or Ready where only v1beta1
+// observe reads the Cluster's status: Available (v1beta2), or Ready where only v1beta1
 // conditions are reported, decides readiness; phase, replica counts and the endpoint come
 // from the status; the kubeconfig from the Secret Cluster API writes.
-func (Backend) Observe(req *model.Request) (*model.Observation, error) {
-	c, err := observedCluster(req)
-	if err != nil {
-		return nil, err
-	}
-	_, pending, err := resolvedRelease(req)
-	if err != nil {
-		// Validate reports an unresolvable version with its field path; Observe only
-		// needs to know whether rendering waits for the releases.
-		pending = false
-	}
+func observe(req *model.Request, s *state) (*model.Observation, error) {
+	c, details := s.cluster, s.kubeconfig
+	local := s.mgmt.Local()
 	obs := &model.Observation{ResourceReady: map[string]bool{}}
-	if !local(req.Environment) {
-		obs.ResourceReady[ResourceReleases] = !pending
-	}
-	details, err := kubeconfigDetails(req)
-	if err != nil {
-		return nil, err
-	}
-	if !local(req.Environment) {
+	if !local {
+		obs.ResourceReady[ResourceReleases] = !s.pending
 		obs.ResourceReady[ResourceKubeconfig] = details != nil
 	}
 	if c == nil {
 		obs.Status.Phase = kaasv1alpha1.PhaseProvisioning
-		msg := "the Cluster does not exist in the management cluster yet"
-		reason := "Creating"
-		if pending {
-			reason, msg = "WaitingForReleases", "waiting for the ClusterStackReleases of the management cluster to be observed"
+		cond := model.NotCreated("the Cluster", "in the management cluster")
+		if s.pending {
+			cond.Reason, cond.Message = "WaitingForReleases", "waiting for the ClusterStackReleases of the management cluster to be observed"
 		}
-		obs.Conditions = []model.Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: model.ConditionFalse, Reason: reason, Message: msg}}
+		obs.Conditions = []model.Condition{cond}
 		return obs, nil
 	}
 
 	ready, cond := verdict(c)
 	// A local Cluster's kubeconfig is no composed resource of its own, so the Cluster is
 	// only ready once its kubeconfig is there: a Ready claim always has one.
-	obs.ResourceReady[ResourceCluster] = ready && (details != nil || !local(req.Environment))
+	obs.ResourceReady[ResourceCluster] = ready && (details != nil || !local)
 	obs.Ready = ready && details != nil
 	obs.Conditions = []model.Condition{cond}
 	obs.Status = kaasv1alpha1.ClusterStatus{
@@ -73,30 +56,12 @@ func (Backend) Observe(req *model.Request) (*model.Observation, error) {
 	return obs, nil
 }
 
-// kubeconfigDetails reads the kubeconfig Cluster API wrote: from the required Secret when
-// the management cluster is local, from the observe-only Object's connection details when
-// it is remote. Nil while there is none.
-func kubeconfigDetails(req *model.Request) (map[string][]byte, error) {
-	var raw []byte
-	if local(req.Environment) {
-		secrets := req.Required[RequirementKubeconfig]
-		if len(secrets) == 0 {
-			return nil, nil
-		}
-		enc, _, _ := unstructured.NestedString(secrets[0].Object, "data", "value")
-		if enc == "" {
-			return nil, nil
-		}
-		b, err := base64.StdEncoding.DecodeString(enc)
-		if err != nil {
-			return nil, fmt.Errorf("the kubeconfig Secret %s/%s holds no base64 data under value", secrets[0].GetNamespace(), secrets[0].GetName())
-		}
-		raw = b
-	} else {
-		raw = req.Observed[ResourceKubeconfig].ConnectionDetails[model.ConnectionKeyKubeconfig]
-	}
-	if len(raw) == 0 {
-		return nil, nil
+// kubeconfigDetails reads the kubeconfig Cluster API wrote, where the management cluster
+// is. Nil while there is none.
+func kubeconfigDetails(req *model.Request, mgmt model.Placement) (map[string][]byte, error) {
+	raw, err := mgmt.SecretData(kubeconfigRead(req))
+	if err != nil || len(raw) == 0 {
+		return nil, err
 	}
 	return model.KubeconfigConnectionDetails(raw)
 }
@@ -107,11 +72,11 @@ func verdict(c *clusterv1.Cluster) (bool, model.Condition) {
 	available := availableCondition(c)
 	switch {
 	case c.Status.ObservedGeneration != 0 && c.Status.ObservedGeneration < c.Generation:
-		cond.Reason = "Reconciling"
+		cond.Reason = kaasv1alpha1.ReasonReconciling
 		cond.Message = fmt.Sprintf("Cluster API has not yet acted on generation %d of the Cluster (observed %d)", c.Generation, c.Status.ObservedGeneration)
 		return false, cond
 	case available == nil:
-		cond.Reason, cond.Message = "Pending", "Cluster API has not reported whether the Cluster is available yet"
+		cond.Reason, cond.Message = kaasv1alpha1.ReasonPending, "Cluster API has not reported whether the Cluster is available yet"
 		return false, cond
 	case available.Status != metav1.ConditionTrue:
 		cond.Reason = available.Reason

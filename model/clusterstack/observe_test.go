@@ -97,7 +97,7 @@ func TestObserve(t *testing.T) {
 			}
 			req := request(spec(), environment("local"), standardReleases(), c)
 			req.Required[RequirementKubeconfig] = []*unstructured.Unstructured{kubeconfigSecret()}
-			obs, err := New().Observe(req)
+			obs, err := observeOf(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestObserveReportsWhatRuns(t *testing.T) {
 	rendered, _ := renderedCluster(t, request(spec(), environment("local"), standardReleases(), nil))
 	c.Spec.Topology.Workers = rendered.Spec.Topology.Workers
 
-	obs, err := New().Observe(request(spec(), environment("local"), standardReleases(), c))
+	obs, err := observeOf(request(spec(), environment("local"), standardReleases(), c))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,10 +157,10 @@ func TestUndecodableObservedState(t *testing.T) {
 		"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster", "metadata": map[string]any{"name": "x"},
 		"spec": map[string]any{"topology": "not an object"},
 	}}}
-	if _, err := New().Observe(req); err == nil {
+	if _, err := observeOf(req); err == nil {
 		t.Error("Observe: want an error")
 	}
-	if _, err := New().Render(req); err == nil {
+	if _, err := renderOf(req); err == nil {
 		t.Error("Render: want an error")
 	}
 	req.Required[RequirementKubeconfig] = []*unstructured.Unstructured{{Object: map[string]any{
@@ -170,7 +170,7 @@ func TestUndecodableObservedState(t *testing.T) {
 	delete(req.Observed, ResourceCluster)
 	req2 := request(spec(), environment("local"), standardReleases(), nil)
 	req2.Required[RequirementKubeconfig] = req.Required[RequirementKubeconfig]
-	if _, err := New().Observe(req2); err == nil || strings.Contains(err.Error(), "%%%") {
+	if _, err := observeOf(req2); err == nil || strings.Contains(err.Error(), "%%%") {
 		t.Errorf("a kubeconfig Secret that is not base64 must be an error that does not quote it, got %v", err)
 	}
 }

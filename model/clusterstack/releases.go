@@ -10,7 +10,6 @@ import (
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
-	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
 // release is a ClusterStackRelease of the environment's stack.
@@ -34,31 +33,21 @@ func (r release) String() string {
 	return fmt.Sprintf("%s (%s, %s)", r.Class, r.KubernetesVersion, state)
 }
 
-// releases reads the fetched ClusterStackReleases of the environment's stack. known is
-// false while a remote management cluster's releases have not been observed yet.
-func releases(req *model.Request) (rels []release, known bool, err error) {
-	cs := req.Environment.ClusterStack
-	items := req.Required[RequirementReleases]
+// releases reads the ClusterStackReleases of the environment's stack. known is false while
+// a remote management cluster's releases have not been observed yet.
+func releases(req *model.Request, mgmt model.Placement) ([]release, bool, error) {
+	items, known, err := mgmt.Listed(releaseList(req))
+	if err != nil {
+		return nil, false, err
+	}
+	var rels []release
 	for _, u := range items {
-		if providerkubernetes.IsObject(u) {
-			if u, err = providerkubernetes.Observed(u); err != nil {
-				return nil, false, err
-			}
-			if u == nil {
-				continue
-			}
-		}
-		if u.GetAPIVersion() != releaseAPIVersion || u.GetKind() != releaseKind {
-			continue
-		}
-		if r, ok := parseRelease(cs, u); ok {
+		if r, ok := parseRelease(req.Environment.ClusterStack, u); ok {
 			rels = append(rels, r)
 		}
 	}
 	sort.Slice(rels, func(i, j int) bool { return rels[i].Class < rels[j].Class })
-	// Locally the list is authoritative once fetched. Remotely, nothing observed yet
-	// means the collection has not done its work.
-	return rels, local(req.Environment) || len(items) > 0, nil
+	return rels, known, nil
 }
 
 // parseRelease reads a ClusterStackRelease named <provider>-<stack>-<major>-<minor>-<version>.

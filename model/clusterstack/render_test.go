@@ -123,9 +123,11 @@ func TestRenderWarnsAboutWhatClusterAPICannotDo(t *testing.T) {
 	env := environment("local")
 	env.ClusterStack.TaintPropagation = false
 	delete(env.ClusterStack.VariableNames, "workerRootDisk")
-	c, r := renderedCluster(t, request(s, env, standardReleases(), nil))
+	req := request(s, env, standardReleases(), nil)
+	c, r := renderedCluster(t, req)
 	fields := map[string]bool{}
-	for _, u := range r.Unsupported {
+	// What Cluster API never honours is declared in its capabilities; the model warns about it.
+	for _, u := range append(New().Capabilities().Warnings(&req.Cluster.Spec), r.Unsupported...) {
 		fields[u.Field] = true
 	}
 	for _, f := range []string{"spec.maintenance.window", "spec.hibernation", "spec.network.cni", "spec.nodePools[system].taints", "spec.nodePools[general].rootDiskGiB", "spec.nodePools[system].labels"} {
@@ -179,7 +181,7 @@ func TestRenderRemoteManagementCluster(t *testing.T) {
 // existing Cluster stays in the desired state on its release, so nothing is deleted.
 func TestRenderWhileRemoteReleasesAreUnknown(t *testing.T) {
 	env := environment("capi-mgmt")
-	r, err := New().Render(request(spec(), env, []*unstructured.Unstructured{}, nil))
+	r, err := renderOf(request(spec(), env, []*unstructured.Unstructured{}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +190,7 @@ func TestRenderWhileRemoteReleasesAreUnknown(t *testing.T) {
 			t.Errorf("a Cluster was rendered before its release is known")
 		}
 	}
-	obs, err := New().Observe(request(spec(), env, []*unstructured.Unstructured{}, nil))
+	obs, err := observeOf(request(spec(), env, []*unstructured.Unstructured{}, nil))
 	if err != nil || obs.Conditions[0].Reason != "WaitingForReleases" {
 		t.Errorf("observation = %+v, %v; want reason WaitingForReleases", obs, err)
 	}
@@ -199,14 +201,15 @@ func TestRenderWhileRemoteReleasesAreUnknown(t *testing.T) {
 	}
 	up := spec()
 	up.Kubernetes.Version = "1.35"
-	if _, err := New().Render(request(up, env, []*unstructured.Unstructured{}, existingCluster())); err == nil {
+	if _, err := renderOf(request(up, env, []*unstructured.Unstructured{}, existingCluster())); err == nil {
 		t.Error("an upgrade without known releases must be refused")
 	}
 }
 
 func TestChooseRelease(t *testing.T) {
 	env := environment("local")
-	rels, _, err := releases(request(spec(), env, standardReleases(), nil))
+	req := request(spec(), env, standardReleases(), nil)
+	rels, _, err := releases(req, management(req))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +257,7 @@ func TestKubeconfigConnectionDetailsFromALocalSecret(t *testing.T) {
 	c.Status.Conditions = append(c.Status.Conditions, availableTrue())
 	req := request(spec(), environment("local"), standardReleases(), c)
 	req.Required[RequirementKubeconfig] = []*unstructured.Unstructured{kubeconfigSecret()}
-	obs, err := New().Observe(req)
+	obs, err := observeOf(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,10 +279,10 @@ func TestKubeconfigConnectionDetailsFromARemoteSecret(t *testing.T) {
 	c.Status.Conditions = append(c.Status.Conditions, availableTrue())
 	req := request(spec(), environment("capi-mgmt"), standardReleases(), c)
 	req.Observed[ResourceKubeconfig] = model.ObservedResource{
-		Object:            kubeconfigObject(req).Object,
+		Object:            management(req).SecretResources(kubeconfigRead(req))[0].Object,
 		ConnectionDetails: map[string][]byte{"kubeconfig": []byte(testKubeconfig)},
 	}
-	obs, err := New().Observe(req)
+	obs, err := observeOf(req)
 	if err != nil {
 		t.Fatal(err)
 	}

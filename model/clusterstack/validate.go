@@ -4,32 +4,26 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/SovereignCloudStack/scs-kaas/model"
-	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
-// Validate checks what the Cluster Stack operator and Cluster API restrict: a Kubernetes
+// validate checks what the Cluster Stack operator and Cluster API restrict: a Kubernetes
 // version with a ready release, no change of provider or stack, and no move of an existing
 // Cluster to another namespace or management cluster.
-func (Backend) Validate(req *model.Request) field.ErrorList {
+func validate(req *model.Request, s *state) field.ErrorList {
 	var errs field.ErrorList
-	name := req.Cluster.Name
+	name := req.NativeName
 	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, "a Cluster API Cluster name must be a DNS label: "+strings.Join(msgs, "; ")))
 	}
-	observed, err := observedCluster(req)
-	if err != nil {
-		// Observe reports observed state it cannot read.
-		return errs
+	if s.relErr != nil {
+		errs = append(errs, field.Invalid(field.NewPath("spec", "kubernetes", "version"), req.Cluster.Spec.Kubernetes.Version, s.relErr.Error()))
 	}
-	if _, _, err := resolvedRelease(req); err != nil {
-		errs = append(errs, field.Invalid(field.NewPath("spec", "kubernetes", "version"), req.Cluster.Spec.Kubernetes.Version, err.Error()))
-	}
+	observed := s.cluster
 	if observed == nil {
 		return errs
 	}
@@ -45,10 +39,8 @@ func (Backend) Validate(req *model.Request) field.ErrorList {
 			"the Cluster lives in namespace %s, but environment %s (EnvironmentConfig %s) now names %s: that would create a second cluster",
 			observed.Namespace, env.Name, env.ConfigName, cs.Namespace)))
 	}
-	if pc := observedProviderConfig(req); pc != "" && pc != cs.ManagementCluster {
-		errs = append(errs, field.Forbidden(field.NewPath("data", "clusterStack", "managementCluster"), fmt.Sprintf(
-			"the Cluster is managed through ProviderConfig %s, but environment %s (EnvironmentConfig %s) now names %s: that would create a second cluster",
-			pc, env.Name, env.ConfigName, cs.ManagementCluster)))
+	if err := s.mgmt.Moved(ResourceCluster, field.NewPath("data", "clusterStack", "managementCluster"), "the Cluster"); err != nil {
+		errs = append(errs, err)
 	}
 	for i, pool := range req.Cluster.Spec.NodePools {
 		if running := observedZones(observed, pool.Name); len(running) > 0 && !model.SameSet(running, pool.Zones) {
@@ -79,14 +71,4 @@ func immutableCIDR(p *field.Path, desired string, observed []string) field.Error
 	}
 	return field.ErrorList{field.Forbidden(p, fmt.Sprintf(
 		"the Cluster's network is %s; Cluster API cannot change it on an existing cluster (the spec asks for %s)", strings.Join(observed, ", "), desired))}
-}
-
-// observedProviderConfig is the ProviderConfig of the observed Object around the Cluster.
-func observedProviderConfig(req *model.Request) string {
-	res, ok := req.Observed[ResourceCluster]
-	if !ok || res.Object == nil || !providerkubernetes.IsObject(res.Object) {
-		return ""
-	}
-	name, _, _ := unstructured.NestedString(res.Object.Object, "spec", "providerConfigRef", "name")
-	return name
 }

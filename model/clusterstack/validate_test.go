@@ -63,7 +63,7 @@ func TestValidate(t *testing.T) {
 				c = existingCluster()
 				tc.observed(c)
 			}
-			errs := New().Validate(request(s, env, standardReleases(), c))
+			errs := invalidOf(request(s, env, standardReleases(), c))
 			if len(tc.want) == 0 {
 				if len(errs) > 0 {
 					t.Fatalf("want no error, got %v", errs.ToAggregate())
@@ -84,7 +84,7 @@ func TestValidateRemoteManagementClusterChanged(t *testing.T) {
 	env := environment("capi-mgmt")
 	req := request(spec(), env, standardReleases(), existingCluster())
 	env.ClusterStack.ManagementCluster = "other-mgmt"
-	got := New().Validate(req).ToAggregate()
+	got := invalidOf(req).ToAggregate()
 	if got == nil || !strings.Contains(got.Error(), "data.clusterStack.managementCluster: Forbidden: the Cluster is managed through ProviderConfig capi-mgmt") {
 		t.Errorf("want the management cluster change refused, got %v", got)
 	}

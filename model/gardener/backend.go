@@ -42,6 +42,27 @@ func (Backend) Type() kaasv1alpha1.BackendType { return kaasv1alpha1.BackendGard
 // Requirements is empty: a Shoot needs nothing beyond the cluster and the environment.
 func (Backend) Requirements(*model.Request) map[string]model.Selector { return nil }
 
+// Translate reads the Shoot as it exists once, refuses what Gardener cannot change in
+// place, and renders the Shoot and its AdminKubeconfig with the normalised status.
+func (Backend) Translate(req *model.Request) (*model.Translation, error) {
+	observed, err := observedShoot(req)
+	if err != nil {
+		return nil, model.Unreadable(err)
+	}
+	if errs := validate(req, observed); len(errs) > 0 {
+		return &model.Translation{Invalid: errs}, nil
+	}
+	obs, err := observe(req, observed)
+	if err != nil {
+		return nil, model.Unreadable(err)
+	}
+	r, err := render(req, observed)
+	if err != nil {
+		return nil, err
+	}
+	return &model.Translation{Rendering: r, Observation: obs}, nil
+}
+
 // ValidateEnvironment checks data.gardener.
 func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 	p := field.NewPath("data", "gardener")

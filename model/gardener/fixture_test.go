@@ -63,7 +63,7 @@ func fullSpec() kaasv1alpha1.ClusterSpec {
 func request(spec kaasv1alpha1.ClusterSpec, env *model.Environment, observed *gardencorev1beta1.Shoot) *model.Request {
 	xr := &kaasv1alpha1.XSCSCluster{Spec: model.Default(spec, env, nil)}
 	xr.Name = "shop-x7k2p"
-	req := &model.Request{Cluster: xr, Environment: env, Observed: map[string]model.ObservedResource{}}
+	req := &model.Request{Cluster: xr, NativeName: xr.Name, Environment: env, Observed: map[string]model.ObservedResource{}}
 	if observed != nil {
 		req.Observed[ResourceShoot] = model.ObservedResource{Object: observedObject(observed)}
 	}
@@ -118,7 +118,7 @@ func healthyStatus(s *gardencorev1beta1.Shoot) {
 // renderedShoot renders and decodes the Shoot, inside its Object or not.
 func renderedShoot(t *testing.T, req *model.Request) (*gardencorev1beta1.Shoot, *unstructured.Unstructured) {
 	t.Helper()
-	r, err := New().Render(req)
+	r, err := renderOf(req)
 	if err != nil {
 		t.Fatalf("Render: %v", err)
 	}
@@ -157,7 +157,7 @@ users:
 // withKubeconfig adds the connection details provider-gardener-kubeconfig publishes.
 func withKubeconfig(req *model.Request) *model.Request {
 	req.Observed[ResourceKubeconfig] = model.ObservedResource{
-		Object:            adminKubeconfig(req, "garden-team1", req.Cluster.Name),
+		Object:            adminKubeconfig(req, "garden-team1", req.Cluster.Name).Object,
 		ConnectionDetails: map[string][]byte{"kubeconfig": []byte(testKubeconfig), "endpoint": []byte("https://api.shop-x7k2p.team1.example"), "ca.crt": []byte("CA")},
 	}
 	return req

@@ -22,7 +22,7 @@ const (
 
 // adminKubeconfig renders the AdminKubeconfig of the cluster's Shoot. It publishes
 // kubeconfig, endpoint and ca.crt into a connection secret that Crossplane reads back.
-func adminKubeconfig(req *model.Request, shootNamespace, shootName string) *unstructured.Unstructured {
+func adminKubeconfig(req *model.Request, shootNamespace, shootName string) model.Resource {
 	g := req.Environment.Gardener
 	providerConfig := g.GardenCluster
 	forProvider := map[string]any{"namespace": shootNamespace, "shootName": shootName}
@@ -37,24 +37,16 @@ func adminKubeconfig(req *model.Request, shootNamespace, shootName string) *unst
 			forProvider["renewBefore"] = ak.RenewBefore
 		}
 	}
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": adminKubeconfigAPIVersion,
-		"kind":       adminKubeconfigKind,
-		"metadata": map[string]any{
-			"name":   kubeconfigObjectName(req.Cluster.Name),
-			"labels": map[string]any{model.LabelCluster: req.Cluster.Name},
-		},
-		"spec": map[string]any{
-			"forProvider":       forProvider,
-			"providerConfigRef": map[string]any{"name": providerConfig},
-			"writeConnectionSecretToRef": map[string]any{
-				"name":      kubeconfigObjectName(req.Cluster.Name),
-				"namespace": req.Options.ConnectionSecretNamespace,
-			},
-			// Nothing to delete in the garden: admin kubeconfigs expire on their own.
-			"deletionPolicy": "Delete",
-		},
-	}}
+	return req.Managed(model.Managed{
+		Resource:   ResourceKubeconfig,
+		APIVersion: adminKubeconfigAPIVersion, Kind: adminKubeconfigKind,
+		Name:             kubeconfigObjectName(req.NativeName),
+		Spec:             map[string]any{"forProvider": forProvider},
+		ProviderConfig:   providerConfig,
+		ConnectionSecret: kubeconfigObjectName(req.NativeName),
+		// Nothing to keep in the garden: admin kubeconfigs expire on their own.
+		NothingToKeep: true,
+	})
 }
 
 func kubeconfigObjectName(cluster string) string { return cluster + "-kubeconfig" }
@@ -81,16 +73,16 @@ func kubeconfigVerdict(req *model.Request, details map[string][]byte) (bool, mod
 	synced := model.ConditionOf(ak, "Synced")
 	expires, _, _ := unstructured.NestedString(objectOrEmpty(ak), "status", "atProvider", "expirationTimestamp")
 	switch {
-	case ready.Found && ready.Status == "False" && ready.Reason == "Expired":
-		c.Reason = "Expired"
+	case ready.Found && ready.Status == "False" && ready.Reason == kaasv1alpha1.ReasonKubeconfigExpired:
+		c.Reason = kaasv1alpha1.ReasonKubeconfigExpired
 		c.Message = model.Truncate("provider-gardener-kubeconfig reports: " + ready.Message)
 	case synced.Found && synced.Status == "False":
-		c.Reason = "RenewalFailing"
+		c.Reason = kaasv1alpha1.ReasonKubeconfigRenewalFailing
 		c.Message = model.Truncate("provider-gardener-kubeconfig cannot get an admin kubeconfig from the garden: " + synced.Message)
 	case details == nil:
-		c.Reason, c.Message = "Pending", "provider-gardener-kubeconfig has not delivered an admin kubeconfig yet"
+		c.Reason, c.Message = kaasv1alpha1.ReasonKubeconfigPending, "provider-gardener-kubeconfig has not delivered an admin kubeconfig yet"
 	default:
-		c.Status, c.Reason = model.ConditionTrue, "Delivered"
+		c.Status, c.Reason = model.ConditionTrue, kaasv1alpha1.ReasonKubeconfigDelivered
 		c.Message = "the connection secret holds an admin kubeconfig of the Shoot"
 		if expires != "" {
 			c.Message += fmt.Sprintf(", valid until %s and renewed before then", expires)

@@ -19,14 +19,10 @@ var healthConditions = []gardencorev1beta1.ConditionType{
 	gardencorev1beta1.ShootSystemComponentsHealthy,
 }
 
-// Observe reads the Shoot's status: lastOperation, lastErrors, the four health conditions
+// observe reads the Shoot's status: lastOperation, lastErrors, the four health conditions
 // and observedGeneration decide readiness and phase; Gardener's error codes become the
 // reason of the BackendReady condition.
-func (Backend) Observe(req *model.Request) (*model.Observation, error) {
-	shoot, err := observedShoot(req)
-	if err != nil {
-		return nil, err
-	}
+func observe(req *model.Request, shoot *gardencorev1beta1.Shoot) (*model.Observation, error) {
 	details, err := kubeconfigDetails(req)
 	if err != nil {
 		return nil, err
@@ -35,8 +31,7 @@ func (Backend) Observe(req *model.Request) (*model.Observation, error) {
 	obs := &model.Observation{ResourceReady: map[string]bool{ResourceShoot: false, ResourceKubeconfig: kubeconfigReady}}
 	if shoot == nil {
 		obs.Status.Phase = kaasv1alpha1.PhaseProvisioning
-		obs.Conditions = []model.Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: model.ConditionFalse,
-			Reason: "Creating", Message: "the Shoot does not exist in the garden cluster yet"}, kubeconfig}
+		obs.Conditions = []model.Condition{model.NotCreated("the Shoot", "in the garden cluster"), kubeconfig}
 		return obs, nil
 	}
 
@@ -74,14 +69,14 @@ func verdict(shoot *gardencorev1beta1.Shoot) (bool, model.Condition) {
 	}
 	switch {
 	case op == nil:
-		c.Reason, c.Message = "Pending", "Gardener has not started on the Shoot yet"
+		c.Reason, c.Message = kaasv1alpha1.ReasonPending, "Gardener has not started on the Shoot yet"
 		return false, c
 	case op.State != gardencorev1beta1.LastOperationStateSucceeded:
 		c.Reason = string(op.Type) + string(op.State)
 		c.Message = model.Truncate(fmt.Sprintf("Gardener %s operation is %s at %d%%: %s", strings.ToLower(string(op.Type)), op.State, op.Progress, op.Description))
 		return false, c
 	case shoot.Status.ObservedGeneration != shoot.Generation:
-		c.Reason = "Reconciling"
+		c.Reason = kaasv1alpha1.ReasonReconciling
 		c.Message = fmt.Sprintf("Gardener has not yet acted on generation %d of the Shoot (observed %d)", shoot.Generation, shoot.Status.ObservedGeneration)
 		return false, c
 	}

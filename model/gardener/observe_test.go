@@ -105,7 +105,7 @@ func TestObserve(t *testing.T) {
 				shoot = existingShoot()
 				tc.shoot(shoot)
 			}
-			obs, err := New().Observe(withKubeconfig(request(fullSpec(), environment(), shoot)))
+			obs, err := observeOf(withKubeconfig(request(fullSpec(), environment(), shoot)))
 			if err != nil {
 				t.Fatalf("Observe: %v", err)
 			}
@@ -139,7 +139,7 @@ func TestObserve(t *testing.T) {
 func TestObserveReportsWhatRuns(t *testing.T) {
 	shoot := existingShoot()
 	healthyStatus(shoot)
-	obs, err := New().Observe(request(fullSpec(), environment(), shoot))
+	obs, err := observeOf(request(fullSpec(), environment(), shoot))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,10 +181,10 @@ func TestUndecodableObservedState(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			req := request(fullSpec(), environment(), nil)
 			req.Observed[ResourceShoot] = model.ObservedResource{Object: obj}
-			if _, err := New().Observe(req); err == nil {
+			if _, err := observeOf(req); err == nil {
 				t.Error("Observe: want an error")
 			}
-			if _, err := New().Render(req); err == nil {
+			if _, err := renderOf(req); err == nil {
 				t.Error("Render: want an error")
 			}
 		})
@@ -196,7 +196,7 @@ func TestUndecodableObservedState(t *testing.T) {
 func TestReadyNeedsTheKubeconfig(t *testing.T) {
 	shoot := existingShoot()
 	healthyStatus(shoot)
-	obs, err := New().Observe(request(fullSpec(), environment(), shoot))
+	obs, err := observeOf(request(fullSpec(), environment(), shoot))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestKubeconfigThatStoppedWorking(t *testing.T) {
 			healthyStatus(shoot)
 			req := withKubeconfig(request(fullSpec(), environment(), shoot))
 			req.Observed[ResourceKubeconfig].Object.Object["status"] = tc.status
-			obs, err := New().Observe(req)
+			obs, err := observeOf(req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,10 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
-	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
 // readinessQuery is the provider-kubernetes readiness rule for the Object around a Shoot:
@@ -22,13 +20,8 @@ const readinessQuery = `has(object.status) && has(object.status.lastOperation) &
 	`['APIServerAvailable', 'ControlPlaneHealthy', 'EveryNodeReady', 'SystemComponentsHealthy'].all(t, ` +
 	`object.status.conditions.exists(c, c.type == t && c.status == 'True'))`
 
-// Render returns the Shoot, wrapped in a provider-kubernetes Object unless the garden
-// cluster is local.
-func (Backend) Render(req *model.Request) (*model.Rendering, error) {
-	observed, err := observedShoot(req)
-	if err != nil {
-		return nil, err
-	}
+// render returns the Shoot where the garden cluster is, and its AdminKubeconfig.
+func render(req *model.Request, observed *gardencorev1beta1.Shoot) (*model.Rendering, error) {
 	shoot, err := buildShoot(req, observed)
 	if err != nil {
 		return nil, err
@@ -37,57 +30,28 @@ func (Backend) Render(req *model.Request) (*model.Rendering, error) {
 	if err != nil {
 		return nil, err
 	}
-
-	var object *unstructured.Unstructured
-	if local(req.Environment) {
-		object = &unstructured.Unstructured{Object: m}
-	} else {
-		object = providerkubernetes.Wrap(m, providerkubernetes.WrapOptions{
-			Name:               objectName(req.Cluster.Name),
-			ProviderConfigName: req.Environment.Gardener.GardenCluster,
-			Labels:             map[string]string{model.LabelCluster: req.Cluster.Name},
-			ReadinessCelQuery:  readinessQuery,
-			Orphan:             *req.Cluster.Spec.DeletionProtection,
-		})
-	}
+	garden := req.Place(req.Environment.Gardener.GardenCluster)
 	return &model.Rendering{
 		Resources: []model.Resource{
-			{Name: ResourceShoot, Object: object},
-			{Name: ResourceKubeconfig, Object: adminKubeconfig(req, shoot.Namespace, shoot.Name)},
+			garden.Compose(model.Native{Resource: ResourceShoot, Object: &unstructured.Unstructured{Object: m},
+				Wrapper: objectName(req.NativeName), Readiness: readinessQuery}),
+			adminKubeconfig(req, shoot.Namespace, shoot.Name),
 		},
 		NativeRef:          &kaasv1alpha1.ObjectReference{APIVersion: shootAPIVersion, Kind: shootKind, Namespace: shoot.Namespace, Name: shoot.Name},
 		EnvironmentChanges: environmentChanges(&req.Cluster.Spec, req.Environment, observed),
 	}, nil
 }
 
-// objectName names the Object around a Shoot after the composite resource, which is
-// immutable, so the name never changes.
+// objectName names the Object around a Shoot after the cluster's name, which never
+// changes.
 func objectName(cluster string) string { return cluster + "-shoot" }
 
-func local(env *model.Environment) bool {
-	return env.Gardener.GardenCluster == envv1alpha1.LocalCluster
-}
-
 // observedShoot returns the Shoot as it exists in the garden cluster, or nil when it does
-// not exist yet. Observed state that cannot be decoded is an error: rendering on a guess
-// could change a live cluster.
+// not exist yet or is not reported yet.
 func observedShoot(req *model.Request) (*gardencorev1beta1.Shoot, error) {
-	v, err := req.Decoded(ResourceShoot, func() (any, error) { return decodeObservedShoot(req) })
-	shoot, _ := v.(*gardencorev1beta1.Shoot)
-	return shoot, err
-}
-
-func decodeObservedShoot(req *model.Request) (*gardencorev1beta1.Shoot, error) {
-	res, ok := req.Observed[ResourceShoot]
-	if !ok || res.Object == nil {
-		return nil, nil
-	}
-	u := res.Object
-	if providerkubernetes.IsObject(u) {
-		var err error
-		if u, err = providerkubernetes.Observed(u); err != nil || u == nil {
-			return nil, err
-		}
+	u, err := req.Native(ResourceShoot)
+	if err != nil || u == nil {
+		return nil, err
 	}
 	if u.GetAPIVersion() != shootAPIVersion || u.GetKind() != shootKind {
 		return nil, fmt.Errorf("observed resource %s is a %s %s, not a Gardener Shoot", ResourceShoot, u.GetAPIVersion(), u.GetKind())

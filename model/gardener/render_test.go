@@ -162,7 +162,7 @@ func TestRenderMachineImage(t *testing.T) {
 			t.Errorf("worker %s image = %s, want %s", w.Name, got, want[w.Name])
 		}
 	}
-	r, err := New().Render(req)
+	r, err := renderOf(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,13 +236,13 @@ func TestRenderNodeToleranceWithFewZones(t *testing.T) {
 
 func TestRenderIsDeterministic(t *testing.T) {
 	req := request(fullSpec(), environment(), existingShoot())
-	first, err := New().Render(req)
+	first, err := renderOf(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want, _ := json.Marshal(first.Resources[0].Object.Object)
 	for range 20 {
-		again, err := New().Render(req)
+		again, err := renderOf(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +258,7 @@ func TestRenderAdminKubeconfig(t *testing.T) {
 	env.Gardener.AdminKubeconfig = &envv1alpha1.GardenerAdminKubeconfig{ProviderConfigName: "garden-auth", ExpirationSeconds: ptrTo[int64](3600), RenewBefore: "20m"}
 	req := request(fullSpec(), env, nil)
 	req.Options.ConnectionSecretNamespace = "crossplane-system"
-	r, err := New().Render(req)
+	r, err := renderOf(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestRenderAdminKubeconfig(t *testing.T) {
 		t.Errorf("AdminKubeconfig: -want, +got:\n%s", diff)
 	}
 	env.Gardener.AdminKubeconfig = nil
-	r, _ = New().Render(request(fullSpec(), env, nil))
+	r, _ = renderOf(request(fullSpec(), env, nil))
 	if got := r.Resources[1].Object.Object["spec"].(map[string]any)["providerConfigRef"]; !cmp.Equal(got, map[string]any{"name": "garden"}) {
 		t.Errorf("default providerConfigRef = %v, want the garden cluster's name", got)
 	}

@@ -83,9 +83,8 @@ func buildShoot(req *model.Request, observed *gardencorev1beta1.Shoot) (*gardenc
 	shoot := &gardencorev1beta1.Shoot{}
 	shoot.APIVersion = shootAPIVersion
 	shoot.Kind = shootKind
-	shoot.Name = req.Cluster.Name
+	shoot.Name = req.NativeName
 	shoot.Namespace = namespace(env)
-	shoot.Labels = map[string]string{model.LabelCluster: req.Cluster.Name}
 	if !*spec.DeletionProtection {
 		shoot.Annotations = map[string]string{AnnotationConfirmDeletion: "true"}
 	}

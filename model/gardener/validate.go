@@ -7,11 +7,9 @@ import (
 	"strings"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/SovereignCloudStack/scs-kaas/model"
-	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
 // Gardener's name limits.
@@ -21,13 +19,13 @@ const (
 	MaxProjectAndShootName = 21
 )
 
-// Validate checks Gardener's own restrictions, and refuses changes that Gardener cannot make
-// in place given the Shoot as it exists.
-func (Backend) Validate(req *model.Request) field.ErrorList {
+// validate checks Gardener's own restrictions, and refuses changes that Gardener cannot make
+// in place given the Shoot as it exists (nil: none yet).
+func validate(req *model.Request, observed *gardencorev1beta1.Shoot) field.ErrorList {
 	var errs field.ErrorList
 	spec := req.Cluster.Spec
 	sp := field.NewPath("spec")
-	name := req.Cluster.Name
+	name := req.NativeName
 	project := req.Environment.Gardener.Project
 
 	if n := len(project) + len(name); n > MaxProjectAndShootName {
@@ -43,10 +41,7 @@ func (Backend) Validate(req *model.Request) field.ErrorList {
 			"Gardener on OpenStack needs the node network; set it, or ask the platform team to set data.defaults.network.nodeCIDR in the environment"))
 	}
 	errs = append(errs, validateSystemComponentPools(req)...)
-
-	observed, err := observedShoot(req)
-	if err != nil || observed == nil {
-		// Undecodable observed state is reported by Render and Observe.
+	if observed == nil {
 		return errs
 	}
 	return append(errs, validateUpdate(req, observed)...)
@@ -111,10 +106,8 @@ func validateUpdate(req *model.Request, observed *gardencorev1beta1.Shoot) field
 	sp := field.NewPath("spec")
 	env := req.Environment
 
-	if pc := observedProviderConfig(req); pc != "" && !local(env) && pc != env.Gardener.GardenCluster {
-		errs = append(errs, field.Forbidden(field.NewPath("data", "gardener", "gardenCluster"), fmt.Sprintf(
-			"the Shoot is managed through ProviderConfig %s but environment %s (EnvironmentConfig %s) now names %s: that would create the cluster again in another garden; restore gardenCluster",
-			pc, env.Name, env.ConfigName, env.Gardener.GardenCluster)))
+	if err := req.Place(env.Gardener.GardenCluster).Moved(ResourceShoot, field.NewPath("data", "gardener", "gardenCluster"), "the Shoot"); err != nil {
+		errs = append(errs, err)
 	}
 	if observed.Namespace != namespace(env) {
 		errs = append(errs, field.Forbidden(field.NewPath("data", "gardener", "project"), fmt.Sprintf(
@@ -147,16 +140,6 @@ func validateUpdate(req *model.Request, observed *gardencorev1beta1.Shoot) field
 		}
 	}
 	return errs
-}
-
-// observedProviderConfig is the ProviderConfig of the observed Object around the Shoot.
-func observedProviderConfig(req *model.Request) string {
-	res, ok := req.Observed[ResourceShoot]
-	if !ok || res.Object == nil || !providerkubernetes.IsObject(res.Object) {
-		return ""
-	}
-	name, _, _ := unstructured.NestedString(res.Object.Object, "spec", "providerConfigRef", "name")
-	return name
 }
 
 // immutable refuses a change of a field that Gardener keeps from the start. An empty

@@ -125,9 +125,9 @@ func TestValidate(t *testing.T) {
 			}
 			req := request(spec, env, shoot)
 			if tc.name != "" {
-				req.Cluster.Name = tc.name
+				req.Cluster.Name, req.NativeName = tc.name, tc.name
 			}
-			errs := New().Validate(req)
+			errs := invalidOf(req)
 			if len(tc.want) == 0 {
 				if len(errs) > 0 {
 					t.Fatalf("want no error, got %v", errs.ToAggregate())

@@ -74,6 +74,25 @@ func (Backend) Type() kaasv1alpha1.BackendType { return kaasv1alpha1.BackendMagn
 // Requirements is empty: the managed resources carry everything the backend reads.
 func (Backend) Requirements(*model.Request) map[string]model.Selector { return nil }
 
+// Translate reads the managed resources once, refuses a Kubernetes version without a
+// template and every change Magnum can only make with a new cluster or node group, and
+// renders the ClusterV1 and NodegroupV1s with the normalised status.
+func (Backend) Translate(req *model.Request) (*model.Translation, error) {
+	s, err := read(req)
+	if err != nil {
+		return nil, model.Unreadable(err)
+	}
+	tpl, errs := validateTemplate(req)
+	if len(errs) > 0 {
+		return &model.Translation{Invalid: errs}, nil
+	}
+	r := render(req, s, tpl)
+	if errs := validateUpdate(req, s, r); len(errs) > 0 {
+		return &model.Translation{Invalid: errs}, nil
+	}
+	return &model.Translation{Rendering: r, Observation: observe(req, s)}, nil
+}
+
 // ValidateEnvironment checks data.magnum.
 func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 	p := field.NewPath("data", "magnum")

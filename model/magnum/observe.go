@@ -12,6 +12,41 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
+// state is what the backend read for one request: the managed resources as they exist.
+type state struct {
+	cluster managed
+	// groups are the observed NodegroupV1s by resource name.
+	groups map[string]managed
+	// kubeconfig is the cluster's kubeconfig as connection details, or nil.
+	kubeconfig map[string][]byte
+}
+
+// group is the observed NodegroupV1 of a node group (not existing when not observed).
+func (s *state) group(g nodeGroup) managed { return s.groups[g.resourceName()] }
+
+// read decodes the observed ClusterV1 and NodegroupV1s once.
+func read(req *model.Request) (*state, error) {
+	s := &state{groups: map[string]managed{}}
+	var err error
+	if s.cluster, err = observed(req, ResourceCluster, kindCluster); err != nil {
+		return nil, err
+	}
+	for name := range req.Observed {
+		if !strings.HasPrefix(name, resourceNodegroupPrefix) {
+			continue
+		}
+		if s.groups[name], err = observed(req, name, kindNodegroup); err != nil {
+			return nil, err
+		}
+	}
+	if raw := req.Observed[ResourceCluster].ConnectionDetails[ConnectionKeyKubeconfig]; len(raw) > 0 {
+		if s.kubeconfig, err = model.KubeconfigConnectionDetails(raw); err != nil {
+			return nil, fmt.Errorf("the kubeconfig provider-openstack published for ClusterV1 %s: %w", s.cluster.obj.GetName(), err)
+		}
+	}
+	return s, nil
+}
+
 // managed is the part of a provider-openstack managed resource the backend reads.
 type managed struct {
 	obj *unstructured.Unstructured
@@ -19,22 +54,20 @@ type managed struct {
 
 func (m managed) exists() bool { return m.obj != nil }
 
-func (m managed) condition(t string) (status, reason, message string, found bool) {
-	conds, _, _ := unstructured.NestedSlice(m.obj.Object, "status", "conditions")
-	for _, c := range conds {
-		c, ok := c.(map[string]any)
-		if !ok || c["type"] != t {
-			continue
-		}
-		status, _ = c["status"].(string)
-		reason, _ = c["reason"].(string)
-		message, _ = c["message"].(string)
-		return status, reason, message, true
+func (m managed) condition(t string) model.ObservedCondition { return model.ConditionOf(m.obj, t) }
+
+func (m managed) forProviderString(field string) string {
+	if m.obj == nil {
+		return ""
 	}
-	return "", "", "", false
+	v, _, _ := unstructured.NestedString(m.obj.Object, "spec", "forProvider", field)
+	return v
 }
 
 func (m managed) atProvider(path ...string) (any, bool) {
+	if m.obj == nil {
+		return nil, false
+	}
 	v, found, err := unstructured.NestedFieldNoCopy(m.obj.Object, append([]string{"status", "atProvider"}, path...)...)
 	return v, found && err == nil
 }
@@ -80,51 +113,25 @@ func isList(v any) bool {
 	return ok
 }
 
-// clusterID is the Magnum id of the observed ClusterV1, once it has one.
-func clusterID(req *model.Request) string {
-	c, err := observed(req, ResourceCluster, kindCluster)
-	if err != nil || !c.exists() {
-		return ""
-	}
-	return c.atProviderString("id")
-}
-
-// observedNodegroupClusterID is the cluster id an existing NodegroupV1 was created with.
-func observedNodegroupClusterID(req *model.Request, g nodeGroup) string {
-	n, err := observed(req, g.resourceName(), kindNodegroup)
-	if err != nil || !n.exists() {
-		return ""
-	}
-	id, _, _ := unstructured.NestedString(n.obj.Object, "spec", "forProvider", "clusterId")
-	return id
-}
-
-// Observe reads the managed resources' Ready and Synced conditions, whose messages carry
+// observe reads the managed resources' Ready and Synced conditions, whose messages carry
 // provider-openstack's and Magnum's own words, the API address and version, and the
 // kubeconfig from the ClusterV1's connection details.
-func (Backend) Observe(req *model.Request) (*model.Observation, error) {
-	c, err := observed(req, ResourceCluster, kindCluster)
-	if err != nil {
-		return nil, err
-	}
+func observe(req *model.Request, s *state) *model.Observation {
+	c := s.cluster
 	groups := nodeGroups(req.Cluster.Spec.NodePools)
 	obs := &model.Observation{ResourceReady: map[string]bool{}}
 	var nodegroups []managed
 	for _, g := range groups[1:] {
-		n, err := observed(req, g.resourceName(), kindNodegroup)
-		if err != nil {
-			return nil, err
-		}
+		n := s.group(g)
 		nodegroups = append(nodegroups, n)
 		obs.ResourceReady[g.resourceName()] = ready(n)
 	}
-	obs.Status.NodePools = poolStatus(req, groups, c, nodegroups)
+	obs.Status.NodePools = poolStatus(groups, c, nodegroups)
 
 	if !c.exists() {
 		obs.Status.Phase = kaasv1alpha1.PhaseProvisioning
-		obs.Conditions = []model.Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: model.ConditionFalse,
-			Reason: "Creating", Message: "the Magnum cluster does not exist yet"}}
-		return obs, nil
+		obs.Conditions = []model.Condition{model.NotCreated("the Magnum cluster", "")}
+		return obs
 	}
 	clusterReady := ready(c)
 	obs.ResourceReady[ResourceCluster] = clusterReady
@@ -137,12 +144,8 @@ func (Backend) Observe(req *model.Request) (*model.Observation, error) {
 		obs.Status.ControlPlane.HighAvailability = *r > 1
 	}
 
-	if raw := req.Observed[ResourceCluster].ConnectionDetails[ConnectionKeyKubeconfig]; len(raw) > 0 {
-		details, err := model.KubeconfigConnectionDetails(raw)
-		if err != nil {
-			return nil, fmt.Errorf("the kubeconfig provider-openstack published for ClusterV1 %s: %w", c.obj.GetName(), err)
-		}
-		obs.ConnectionDetails = details
+	if s.kubeconfig != nil {
+		obs.ConnectionDetails = s.kubeconfig
 	} else if obs.Status.APIServerURL != "" {
 		obs.ConnectionDetails = map[string][]byte{model.ConnectionKeyEndpoint: []byte(obs.Status.APIServerURL)}
 	}
@@ -162,16 +165,15 @@ func (Backend) Observe(req *model.Request) (*model.Observation, error) {
 	obs.Ready = running && obs.ConnectionDetails[model.ConnectionKeyKubeconfig] != nil
 	obs.Conditions = []model.Condition{cond}
 	obs.Status.Phase = phase(c, running)
-	return obs, nil
+	return obs
 }
 
 func ready(m managed) bool {
 	if !m.exists() {
 		return false
 	}
-	r, _, _, _ := m.condition("Ready")
-	s, _, _, foundSynced := m.condition("Synced")
-	return r == "True" && (!foundSynced || s == "True")
+	r, s := m.condition("Ready"), m.condition("Synced")
+	return r.Status == "True" && (!s.Found || s.Status == "True")
 }
 
 // verdict explains a managed resource's state in the BackendReady condition: a failing
@@ -179,17 +181,18 @@ func ready(m managed) bool {
 func verdict(what string, m managed) model.Condition {
 	c := model.Condition{Type: kaasv1alpha1.ConditionBackendReady, Status: model.ConditionFalse}
 	if !m.exists() {
-		c.Reason, c.Message = "Creating", fmt.Sprintf("%s does not exist yet", what)
+		c.Reason, c.Message = kaasv1alpha1.ReasonCreating, fmt.Sprintf("%s does not exist yet", what)
 		return c
 	}
-	if s, reason, msg, found := m.condition("Synced"); found && s != "True" {
-		c.Reason, c.Message = reason, model.Truncate(fmt.Sprintf("provider-openstack cannot apply %s: %s", what, msg))
+	if s := m.condition("Synced"); s.Found && s.Status != "True" {
+		c.Reason, c.Message = s.Reason, model.Truncate(fmt.Sprintf("provider-openstack cannot apply %s: %s", what, s.Message))
 		return c
 	}
-	r, reason, msg, found := m.condition("Ready")
+	rc := m.condition("Ready")
+	r, reason, msg, found := rc.Status, rc.Reason, rc.Message, rc.Found
 	switch {
 	case !found:
-		c.Reason, c.Message = "Pending", fmt.Sprintf("provider-openstack has not reported on %s yet", what)
+		c.Reason, c.Message = kaasv1alpha1.ReasonPending, fmt.Sprintf("provider-openstack has not reported on %s yet", what)
 	case r != "True" && msg == "":
 		c.Reason, c.Message = reason, fmt.Sprintf("%s is not ready yet (%s)", what, reason)
 	case r != "True":
@@ -204,8 +207,8 @@ func verdict(what string, m managed) model.Condition {
 }
 
 func phase(c managed, running bool) kaasv1alpha1.Phase {
-	_, reason, _, _ := c.condition("Ready")
-	synced, _, _, _ := c.condition("Synced")
+	reason := c.condition("Ready").Reason
+	synced := c.condition("Synced").Status
 	switch {
 	case c.obj.GetDeletionTimestamp() != nil || reason == "Deleting":
 		return kaasv1alpha1.PhaseDeleting
@@ -221,7 +224,7 @@ func phase(c managed, running bool) kaasv1alpha1.Phase {
 }
 
 // poolStatus reports each pool over its node groups, and why a node group is missing.
-func poolStatus(req *model.Request, groups []nodeGroup, c managed, nodegroups []managed) []kaasv1alpha1.NodePoolStatus {
+func poolStatus(groups []nodeGroup, c managed, nodegroups []managed) []kaasv1alpha1.NodePoolStatus {
 	var out []kaasv1alpha1.NodePoolStatus
 	index := map[string]int{}
 	for i, g := range groups {
@@ -247,7 +250,7 @@ func poolStatus(req *model.Request, groups []nodeGroup, c managed, nodegroups []
 			replicas = c.atProviderInt("nodeCount")
 		case !g.isDefault && nodegroups[i-1].exists():
 			replicas = nodegroups[i-1].atProviderInt("nodeCount")
-		case !g.isDefault && clusterID(req) == "" && s.Pending == "":
+		case !g.isDefault && c.atProviderString("id") == "" && s.Pending == "":
 			s.Pending = "waiting for the Magnum cluster's id: node groups are created once the cluster exists"
 		}
 		if replicas != nil {
@@ -267,7 +270,7 @@ func runningVersion(env *model.Environment, c managed) string {
 	if v := strings.TrimPrefix(c.atProviderString("coeVersion"), "v"); v != "" {
 		return v
 	}
-	id := appliedTemplateID(c)
+	id := c.forProviderString("clusterTemplateId")
 	i := slices.IndexFunc(env.Magnum.Templates, func(t envv1alpha1.MagnumTemplate) bool { return id != "" && t.ID == id })
 	if i < 0 {
 		return ""
@@ -276,10 +279,4 @@ func runningVersion(env *model.Environment, c managed) string {
 		return v
 	}
 	return env.Magnum.Templates[i].KubernetesVersion
-}
-
-// appliedTemplateID is the cluster template the ClusterV1 was last applied with.
-func appliedTemplateID(c managed) string {
-	id, _, _ := unstructured.NestedString(c.obj.Object, "spec", "forProvider", "clusterTemplateId")
-	return id
 }

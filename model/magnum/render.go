@@ -2,48 +2,41 @@ package magnum
 
 import (
 	"fmt"
-	"sort"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
-// Render returns the ClusterV1 and the NodegroupV1s whose cluster id is known.
-func (Backend) Render(req *model.Request) (*model.Rendering, error) {
-	tpl, ok := template(req.Environment, req.Cluster.Spec.Kubernetes.Version)
-	if !ok {
-		return nil, fmt.Errorf("environment %s has no cluster template for Kubernetes %s", req.Environment.Name, req.Cluster.Spec.Kubernetes.Version)
-	}
+// render returns the ClusterV1 and the NodegroupV1s whose cluster id is known.
+func render(req *model.Request, s *state, tpl envv1alpha1.MagnumTemplate) *model.Rendering {
 	groups := nodeGroups(req.Cluster.Spec.NodePools)
-	r := &model.Rendering{Unsupported: unsupportedFields(req, tpl)}
+	r := &model.Rendering{Unsupported: unsupportedFields(req, s, tpl)}
 	cluster := clusterV1(req, tpl, groups[0])
-	r.Resources = append(r.Resources, model.Resource{Name: ResourceCluster, Object: cluster})
-	r.NativeRef = &kaasv1alpha1.ObjectReference{APIVersion: cluster.GetAPIVersion(), Kind: kindCluster, Namespace: cluster.GetNamespace(), Name: cluster.GetName()}
+	r.Resources = append(r.Resources, cluster)
+	r.NativeRef = &kaasv1alpha1.ObjectReference{APIVersion: cluster.Object.GetAPIVersion(), Kind: kindCluster, Namespace: cluster.Object.GetNamespace(), Name: cluster.Object.GetName()}
 
-	id := clusterID(req)
+	id := s.cluster.atProviderString("id")
 	for _, g := range groups[1:] {
 		// An existing NodegroupV1 keeps the cluster id it was created with: clusterId is
 		// ForceNew, and a cluster id missing from one observation must never drop it.
-		gid := observedNodegroupClusterID(req, g)
+		gid := s.group(g).forProviderString("clusterId")
 		if gid == "" {
 			gid = id
 		}
 		if gid == "" {
 			continue
 		}
-		r.Resources = append(r.Resources, model.Resource{Name: g.resourceName(), Object: nodegroupV1(req, g, gid)})
+		r.Resources = append(r.Resources, nodegroupV1(req, g, gid))
 	}
-	return r, nil
+	return r
 }
 
 // clusterV1 renders the cluster with its default node group (the first pool's first zone).
 // Every label is ForceNew: the set is chosen so that usual changes do not touch it (the
 // autoscaler is always enabled, fixed sizes go to nodeCount, not to labels).
-func clusterV1(req *model.Request, tpl envv1alpha1.MagnumTemplate, def nodeGroup) *unstructured.Unstructured {
+func clusterV1(req *model.Request, tpl envv1alpha1.MagnumTemplate, def nodeGroup) model.Resource {
 	spec := &req.Cluster.Spec
 	env := req.Environment
 	m := env.Magnum
@@ -72,7 +65,7 @@ func clusterV1(req *model.Request, tpl envv1alpha1.MagnumTemplate, def nodeGroup
 		masters = 3
 	}
 	fp := map[string]any{
-		"name":              req.Cluster.Name,
+		"name":              req.NativeName,
 		"region":            env.Region,
 		"clusterTemplateId": tpl.ID,
 		"flavor":            def.pool.MachineType,
@@ -100,14 +93,12 @@ func clusterV1(req *model.Request, tpl envv1alpha1.MagnumTemplate, def nodeGroup
 	} else {
 		spc["initProvider"] = map[string]any{"nodeCount": int64(def.nodeCount())}
 	}
-	managedResourceSpec(req, spc, connectionSecretName(req.Cluster.Name))
-
-	return object(req, kindCluster, clusterObjectName(req.Cluster.Name), spc,
+	return managedResource(req, ResourceCluster, kindCluster, clusterObjectName(req.NativeName), spc, connectionSecretName(req.NativeName),
 		nil, map[string]string{AnnotationDefaultPool: def.pool.Name})
 }
 
 // nodegroupV1 renders a further node group.
-func nodegroupV1(req *model.Request, g nodeGroup, clusterID string) *unstructured.Unstructured {
+func nodegroupV1(req *model.Request, g nodeGroup, clusterID string) model.Resource {
 	fp := map[string]any{
 		"clusterId": clusterID,
 		"name":      g.magnumName(),
@@ -129,65 +120,23 @@ func nodegroupV1(req *model.Request, g nodeGroup, clusterID string) *unstructure
 		fp["maxNodeCount"] = int64(g.max)
 		spc["initProvider"] = map[string]any{"nodeCount": int64(g.nodeCount())}
 	}
-	managedResourceSpec(req, spc, "")
 	// The pool label tells the model that removing the pool removes this node group.
-	return object(req, kindNodegroup, g.objectName(req.Cluster.Name), spc,
+	return managedResource(req, g.resourceName(), kindNodegroup, g.objectName(req.NativeName), spc, "",
 		map[string]string{model.LabelNodePool: g.pool.Name}, nil)
 }
 
-// managedResourceSpec sets what every managed resource carries: the ProviderConfig, the
-// connection secret, and how deletion protection holds (orphan the Magnum resources).
-func managedResourceSpec(req *model.Request, spc map[string]any, secret string) {
+// managedResource composes a provider-openstack managed resource of the environment's scope.
+func managedResource(req *model.Request, resource, kind, name string, spec map[string]any, secret string, labels, annotations map[string]string) model.Resource {
 	m := req.Environment.Magnum
-	protect := *req.Cluster.Spec.DeletionProtection
+	mr := model.Managed{
+		Resource: resource, APIVersion: apiVersion(req.Environment), Kind: kind, Name: name,
+		Labels: labels, Annotations: annotations, Spec: spec,
+		ProviderConfig: m.ProviderConfigName, ConnectionSecret: secret,
+	}
 	if namespaced(req.Environment) {
-		ref := map[string]any{"name": m.ProviderConfigName}
-		if m.ProviderConfigKind != "" {
-			ref["kind"] = m.ProviderConfigKind
-		}
-		spc["providerConfigRef"] = ref
-		if secret != "" {
-			spc["writeConnectionSecretToRef"] = map[string]any{"name": secret}
-		}
-		// Namespaced managed resources have no deletionPolicy; leaving out Delete
-		// orphans the Magnum resource.
-		if protect {
-			spc["managementPolicies"] = []any{"Observe", "Create", "Update", "LateInitialize"}
-		}
-		return
+		mr.Namespace, mr.ProviderConfigKind = m.Namespace, m.ProviderConfigKind
 	}
-	spc["providerConfigRef"] = map[string]any{"name": m.ProviderConfigName}
-	if secret != "" {
-		spc["writeConnectionSecretToRef"] = map[string]any{"name": secret, "namespace": req.Options.ConnectionSecretNamespace}
-	}
-	spc["deletionPolicy"] = "Delete"
-	if protect {
-		spc["deletionPolicy"] = "Orphan"
-	}
-}
-
-func object(req *model.Request, kind, name string, spec map[string]any, labels, annotations map[string]string) *unstructured.Unstructured {
-	l := map[string]any{model.LabelCluster: req.Cluster.Name}
-	for k, v := range labels {
-		l[k] = v
-	}
-	meta := map[string]any{"name": name, "labels": l}
-	if namespaced(req.Environment) {
-		meta["namespace"] = req.Environment.Magnum.Namespace
-	}
-	if len(annotations) > 0 {
-		a := map[string]any{}
-		for k, v := range annotations {
-			a[k] = v
-		}
-		meta["annotations"] = a
-	}
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": apiVersion(req.Environment),
-		"kind":       kind,
-		"metadata":   meta,
-		"spec":       spec,
-	}}
+	return req.Managed(mr)
 }
 
 // connectionSecretName is the Secret provider-openstack writes the kubeconfig to.
@@ -199,17 +148,12 @@ func setIf(m map[string]any, k, v string) {
 	}
 }
 
-// unsupportedFields are portable fields set on the cluster that Magnum cannot honour.
-func unsupportedFields(req *model.Request, tpl envv1alpha1.MagnumTemplate) []model.Unsupported {
+// unsupportedFields are portable fields set on the cluster that Magnum cannot honour with
+// these values and this template; those it never honours are warned about from the
+// capabilities.
+func unsupportedFields(req *model.Request, s *state, tpl envv1alpha1.MagnumTemplate) []model.Unsupported {
 	spec := &req.Cluster.Spec
 	var out []model.Unsupported
-	if spec.Maintenance != nil && spec.Maintenance.Window != nil {
-		out = append(out, model.Unsupported{Field: "spec.maintenance.window",
-			Reason: "Magnum has no maintenance window; changes roll out when they are applied"})
-	}
-	if h := spec.Hibernation; h != nil && ((h.Enabled != nil && *h.Enabled) || len(h.Schedules) > 0) {
-		out = append(out, model.Unsupported{Field: "spec.hibernation", Reason: "Magnum cannot hibernate a cluster; it keeps running"})
-	}
 	if spec.Network.CNI != "" && tpl.NetworkDriver != "" && string(spec.Network.CNI) != tpl.NetworkDriver {
 		out = append(out, model.Unsupported{Field: "spec.network.cni",
 			Reason: fmt.Sprintf("the cluster template for Kubernetes %s uses %s", tpl.KubernetesVersion, tpl.NetworkDriver)})
@@ -218,33 +162,8 @@ func unsupportedFields(req *model.Request, tpl envv1alpha1.MagnumTemplate) []mod
 		out = append(out, model.Unsupported{Field: "spec.network.podCIDR",
 			Reason: fmt.Sprintf("Magnum takes a pod network only for calico (label calico_ipv4pool); the template uses %q", tpl.NetworkDriver)})
 	}
-	if spec.Network.NodeCIDR != "" {
-		out = append(out, model.Unsupported{Field: "spec.network.nodeCIDR",
-			Reason: "Magnum takes the node network from the cluster template or data.magnum.fixedNetwork"})
-	}
-	var tainted, labelled []string
-	for _, p := range spec.NodePools {
-		if len(p.Taints) > 0 {
-			tainted = append(tainted, p.Name)
-		}
-		if len(p.Labels) > 0 {
-			labelled = append(labelled, p.Name)
-		}
-		if p.MaxSurge != nil || p.MaxUnavailable != nil {
-			out = append(out, model.Unsupported{Field: fmt.Sprintf("spec.nodePools[%s].maxSurge", p.Name),
-				Reason: "Magnum has no rolling update settings per node group"})
-		}
-	}
-	if w, ok := upgradeLeavesNodegroups(req, tpl); ok {
+	if w, ok := upgradeLeavesNodegroups(req, s, tpl); ok {
 		out = append(out, w)
-	}
-	sort.Strings(tainted)
-	sort.Strings(labelled)
-	for _, p := range tainted {
-		out = append(out, model.Unsupported{Field: fmt.Sprintf("spec.nodePools[%s].taints", p), Reason: "Magnum node groups cannot taint their nodes"})
-	}
-	for _, p := range labelled {
-		out = append(out, model.Unsupported{Field: fmt.Sprintf("spec.nodePools[%s].labels", p), Reason: "Magnum node groups cannot label their nodes"})
 	}
 	return out
 }
@@ -253,16 +172,12 @@ func unsupportedFields(req *model.Request, tpl envv1alpha1.MagnumTemplate) []mod
 // template, that the pools beyond the first stay behind: Magnum's upgrade through
 // provider-openstack covers the control plane and the default node group only, and a
 // NodegroupV1 has no template or version to move.
-func upgradeLeavesNodegroups(req *model.Request, tpl envv1alpha1.MagnumTemplate) (model.Unsupported, bool) {
+func upgradeLeavesNodegroups(req *model.Request, s *state, tpl envv1alpha1.MagnumTemplate) (model.Unsupported, bool) {
 	pools := req.Cluster.Spec.NodePools
-	if len(pools) < 2 {
+	if len(pools) < 2 || !s.cluster.exists() {
 		return model.Unsupported{}, false
 	}
-	c, err := observed(req, ResourceCluster, kindCluster)
-	if err != nil || !c.exists() {
-		return model.Unsupported{}, false
-	}
-	if applied := appliedTemplateID(c); applied == "" || applied == tpl.ID {
+	if applied := s.cluster.forProviderString("clusterTemplateId"); applied == "" || applied == tpl.ID {
 		return model.Unsupported{}, false
 	}
 	names := make([]string, 0, len(pools)-1)

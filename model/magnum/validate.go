@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
+
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
@@ -54,33 +56,34 @@ var nodegroupForceNew = forceNew{
 	labels: map[string]string{"*": "%s.zones"},
 }
 
-// Validate checks the environment's template for the version, and refuses every change
-// Magnum would need a new cluster or node group for, before anything is applied.
-func (b Backend) Validate(req *model.Request) field.ErrorList {
-	var errs field.ErrorList
+// validateTemplate checks that the environment has a template for the version, and that a
+// pinned patch is the template's.
+func validateTemplate(req *model.Request) (envv1alpha1.MagnumTemplate, field.ErrorList) {
 	spec := &req.Cluster.Spec
 	vp := field.NewPath("spec", "kubernetes", "version")
 	tpl, ok := template(req.Environment, spec.Kubernetes.Version)
 	if !ok {
-		return field.ErrorList{field.Invalid(vp, spec.Kubernetes.Version, "the environment has no Magnum cluster template for this minor")}
+		return tpl, field.ErrorList{field.Invalid(vp, spec.Kubernetes.Version, "the environment has no Magnum cluster template for this minor")}
 	}
 	if want, err := model.ParseVersion(spec.Kubernetes.Version); err == nil && want.HasPatch() {
 		if have, err := model.ParseVersion(tpl.KubeTag); err != nil || have != want {
-			errs = append(errs, field.Invalid(vp, spec.Kubernetes.Version, fmt.Sprintf(
-				"Magnum's cluster template for %s runs %q; pin that patch or name the minor only", tpl.KubernetesVersion, tpl.KubeTag)))
+			return tpl, field.ErrorList{field.Invalid(vp, spec.Kubernetes.Version, fmt.Sprintf(
+				"Magnum's cluster template for %s runs %q; pin that patch or name the minor only", tpl.KubernetesVersion, tpl.KubeTag))}
 		}
 	}
-	c, err := observed(req, ResourceCluster, kindCluster)
-	if err != nil || !c.exists() {
-		// Observe reports observed state it cannot read.
-		return errs
+	return tpl, nil
+}
+
+// validateUpdate refuses every change of the rendering that Magnum would need a new cluster
+// or node group for, compared with what the managed resources say was applied.
+func validateUpdate(req *model.Request, s *state, rendered *model.Rendering) field.ErrorList {
+	if !s.cluster.exists() {
+		return nil
 	}
-	rendered, err := b.Render(req)
-	if err != nil {
-		return errs
-	}
+	var errs field.ErrorList
+	spec := &req.Cluster.Spec
 	first := "spec.nodePools[0]"
-	if pool := c.obj.GetAnnotations()[AnnotationDefaultPool]; pool != "" && pool != spec.NodePools[0].Name {
+	if pool := s.cluster.obj.GetAnnotations()[AnnotationDefaultPool]; pool != "" && pool != spec.NodePools[0].Name {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "nodePools").Index(0).Child("name"), fmt.Sprintf(
 			"the first node pool is the Magnum cluster's default node group, which is pool %q; it cannot be renamed, removed or moved without a new cluster: keep %q first",
 			pool, pool)))

@@ -228,32 +228,3 @@ type NodePoolStatus struct {
 	// +optional
 	Pending string `json:"pending,omitempty"`
 }
-
-// Condition types this API sets on the composite resource and its claim, next to
-// Crossplane's own Ready and Synced.
-const (
-	// ConditionRendered is True when the function translated the spec for the backend.
-	// When False, nothing was changed: its reason (for example EnvironmentUnavailable,
-	// InvalidSpec, ReplacementRefused) and message say why.
-	ConditionRendered = "Rendered"
-
-	// ConditionBackendReady mirrors the backend's own verdict on the cluster. When False, its
-	// reason is the backend's own (for example a Gardener error code such as
-	// ERR_INFRA_QUOTA_EXCEEDED) and its message the backend's words.
-	ConditionBackendReady = "BackendReady"
-
-	// ConditionSpecSupported is False when the backend cannot honour a portable field that
-	// is set (for example hibernation on Magnum); the message names the fields.
-	ConditionSpecSupported = "SpecSupported"
-
-	// ConditionKubeconfigReady is True while the connection secret holds a kubeconfig that
-	// works: delivered, not expired, and renewed in time where the backend renews it. When
-	// False, its reason and message say what is missing.
-	ConditionKubeconfigReady = "KubeconfigReady"
-
-	// ConditionEnvironmentUpToDate is False when the environment now offers or defaults
-	// something else than the cluster keeps from its creation (a zone, a machine type, a
-	// network range): the cluster is left as it is, and the message names each field, the
-	// value it keeps and the environment setting that changed.
-	ConditionEnvironmentUpToDate = "EnvironmentUpToDate"
-)

@@ -1,0 +1,95 @@
+package v1alpha1
+
+// Condition types this API sets on the composite resource and its claim, next to
+// Crossplane's own Ready and Synced.
+const (
+	// ConditionRendered is True when the function translated the spec for the backend.
+	// When False, nothing was changed: its reason (for example EnvironmentUnavailable,
+	// InvalidSpec, ReplacementRefused) and message say why.
+	ConditionRendered = "Rendered"
+
+	// ConditionBackendReady mirrors the backend's own verdict on the cluster. When False, its
+	// reason is the backend's own (for example a Gardener error code such as
+	// ERR_INFRA_QUOTA_EXCEEDED) and its message the backend's words.
+	ConditionBackendReady = "BackendReady"
+
+	// ConditionSpecSupported is False when the backend cannot honour a portable field that
+	// is set (for example hibernation on Magnum); the message names the fields.
+	ConditionSpecSupported = "SpecSupported"
+
+	// ConditionKubeconfigReady is True while the connection secret holds a kubeconfig that
+	// works: delivered, not expired, and renewed in time where the backend renews it. When
+	// False, its reason and message say what is missing.
+	ConditionKubeconfigReady = "KubeconfigReady"
+
+	// ConditionEnvironmentUpToDate is False when the environment now offers or defaults
+	// something else than the cluster keeps from its creation (a zone, a machine type, a
+	// network range): the cluster is left as it is, and the message names each field, the
+	// value it keeps and the environment setting that changed.
+	ConditionEnvironmentUpToDate = "EnvironmentUpToDate"
+)
+
+// Reasons of the Rendered condition when it is False: why the function refused to render,
+// in one word. When Rendered is False nothing was changed; the message says the rest.
+const (
+	// ReasonRendered: the spec was translated for the backend (Rendered True).
+	ReasonRendered = "Rendered"
+	// ReasonEnvironmentUnavailable: the environment the cluster asks for, or is pinned to,
+	// is missing, ambiguous, or not offered to the claim's namespace.
+	ReasonEnvironmentUnavailable = "EnvironmentUnavailable"
+	// ReasonInvalidEnvironment: the environment's EnvironmentConfig is invalid.
+	ReasonInvalidEnvironment = "InvalidEnvironment"
+	// ReasonInvalidSpec: the spec breaks the API's or the backend's rules.
+	ReasonInvalidSpec = "InvalidSpec"
+	// ReasonReplacementRefused: the change would replace the cluster.
+	ReasonReplacementRefused = "ReplacementRefused"
+	// ReasonDeletionRefused: the change would delete a composed resource that exists.
+	ReasonDeletionRefused = "DeletionRefused"
+	// ReasonObservedStateUnreadable: an observed native object cannot be read.
+	ReasonObservedStateUnreadable = "ObservedStateUnreadable"
+	// ReasonRenderFailed: rendering failed for another reason.
+	ReasonRenderFailed = "RenderFailed"
+	// ReasonInternalError: the function hit a bug; its log has the stack.
+	ReasonInternalError = "InternalError"
+	// ReasonSecretExposed: a provider copies a Secret's data where others can read it.
+	ReasonSecretExposed = "SecretExposed"
+)
+
+// Reasons of the BackendReady condition that every backend uses; otherwise the reason is
+// the backend's own (a Gardener error code, Cluster API's reason).
+const (
+	// ReasonCreating: the native object does not exist yet.
+	ReasonCreating = "Creating"
+	// ReasonNotObservedYet: the native object exists, but its provider has not reported it.
+	ReasonNotObservedYet = "NotObservedYet"
+	// ReasonPending: the backend has not started on the native object yet.
+	ReasonPending = "Pending"
+	// ReasonReconciling: the backend has not acted on the latest change yet.
+	ReasonReconciling = "Reconciling"
+)
+
+// Reasons of the KubeconfigReady condition.
+const (
+	// ReasonKubeconfigDelivered: the connection secret holds a working kubeconfig.
+	ReasonKubeconfigDelivered = "Delivered"
+	// ReasonKubeconfigPending: no kubeconfig has been delivered yet.
+	ReasonKubeconfigPending = "Pending"
+	// ReasonKubeconfigExpired: the delivered kubeconfig has expired.
+	ReasonKubeconfigExpired = "Expired"
+	// ReasonKubeconfigRenewalFailing: a new kubeconfig cannot be obtained.
+	ReasonKubeconfigRenewalFailing = "RenewalFailing"
+)
+
+// Reasons of the EnvironmentUpToDate and SpecSupported conditions and of warnings.
+const (
+	// ReasonUpToDate: the cluster uses what its environment offers and defaults.
+	ReasonUpToDate = "UpToDate"
+	// ReasonEnvironmentChanged: the environment changed since; the cluster keeps its values.
+	ReasonEnvironmentChanged = "EnvironmentChanged"
+	// ReasonAllFieldsHonoured: the backend honours every field that is set.
+	ReasonAllFieldsHonoured = "AllFieldsHonoured"
+	// ReasonUnsupportedFields: fields are set that the backend cannot honour.
+	ReasonUnsupportedFields = "UnsupportedFields"
+	// ReasonUnsupportedField is the reason of the Warning event for each such field.
+	ReasonUnsupportedField = "UnsupportedField"
+)

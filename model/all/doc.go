@@ -1,0 +1,30 @@
+package all
+
+import "github.com/SovereignCloudStack/scs-kaas/model"
+
+// CapabilitiesDoc is docs/capabilities.md: the capability declarations of every backend as
+// tables, with the legend. TestCapabilitiesDoc fails when the committed file is stale;
+// make generate rewrites it.
+func CapabilitiesDoc() string {
+	return `# What each backend does with each portable field
+
+<!-- Generated from the backends' capability declarations (model/<backend>/capabilities.go)
+by make generate; TestCapabilitiesDoc in model/all fails when this file is stale. -->
+
+**honoured**: mapped onto the backend's own field. **emulated**: the backend has no such
+field; the effect is built from others. **warned**: the field is set but the backend cannot
+honour it; the function renders anyway, emits a Warning event and sets the claim's
+` + "`SpecSupported`" + ` condition to False naming the field (for a field the backend never honours the
+note is the warning). **refused**: the function stops with a Fatal result and changes nothing.
+
+` + model.CapabilityTable(Backends()) + `
+Crossplane deletes every composed resource the function no longer returns. After rendering,
+the model layer checks that every composed resource of the backend that exists is returned
+again; otherwise the function refuses (reason ` + "`DeletionRefused`" + `, naming each resource) and
+changes nothing. An Object whose provider has not reported its remote object yet (no
+` + "`status.atProvider.manifest`" + `) exists: it is returned exactly as it was last applied until its
+state is known, with ` + "`BackendReady`" + ` Unknown (` + "`NotObservedYet`" + `). The zones of an existing pool
+never change on any backend: removing a zone would delete its nodes. See
+[reliability.md](reliability.md).
+`
+}

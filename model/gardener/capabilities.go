@@ -1,0 +1,46 @@
+package gardener
+
+import "github.com/SovereignCloudStack/scs-kaas/model"
+
+// Capabilities declare what the Gardener backend does with each portable field.
+func (Backend) Capabilities() model.Capabilities {
+	return model.Capabilities{
+		Title: "Gardener (Shoot)",
+		Fields: map[model.Field]model.Capability{
+			model.FieldPurpose:            {Level: model.Honoured, Note: "`spec.purpose`; drives the HA and protection defaults"},
+			model.FieldVersionMinor:       {Level: model.Honoured, Note: "`spec.kubernetes.version`; the running patch is kept"},
+			model.FieldVersionPatch:       {Level: model.Honoured, Note: "patch auto-update turned off"},
+			model.FieldHighAvailability:   {Level: model.Honoured, Note: "`failureTolerance` `zone` (>= 3 zones) or `node`; turning it off is refused (Gardener cannot)"},
+			model.FieldPoolName:           {Level: model.Honoured, Note: "worker name (<= 15 characters)"},
+			model.FieldPoolMachineType:    {Level: model.Honoured, Note: "`machine.type`, checked against the catalog"},
+			model.FieldPoolCount:          {Level: model.Honoured, Note: "`minimum = maximum = count`"},
+			model.FieldPoolAutoscaling:    {Level: model.Honoured, Note: "`minimum`, `maximum`"},
+			model.FieldPoolZones:          {Level: model.Honoured, Note: "`zones`; kept from the pool's creation, changes refused"},
+			model.FieldPoolLabels:         {Level: model.Honoured, Note: "`labels`"},
+			model.FieldPoolTaints:         {Level: model.Honoured, Note: "`taints`"},
+			model.FieldPoolRootDisk:       {Level: model.Honoured, Note: "`volume.size`"},
+			model.FieldPoolRollout:        {Level: model.Honoured, Note: "`maxSurge`, `maxUnavailable`"},
+			model.FieldNodeCIDR:           {Level: model.Honoured, Note: "`networking.nodes` and `InfrastructureConfig.networks.workers`; required; immutable"},
+			model.FieldPodServiceCIDR:     {Level: model.Honoured, Note: "`networking.pods`, `services`; immutable"},
+			model.FieldCNI:                {Level: model.Honoured, Note: "`networking.type` (calico, cilium); immutable"},
+			model.FieldMaintenanceWindow:  {Level: model.Honoured, Note: "`maintenance.timeWindow`"},
+			model.FieldAutoUpdatePatch:    {Level: model.Honoured, Note: "`autoUpdate.kubernetesVersion`"},
+			model.FieldAutoUpdateImage:    {Level: model.Honoured, Note: "`autoUpdate.machineImageVersion`"},
+			model.FieldHibernation:        {Level: model.Honoured, Note: "`hibernation`"},
+			model.FieldDeletionProtection: {Level: model.Honoured, Note: "no deletion confirmation annotation, Object `deletionPolicy: Orphan`, and the admission policy"},
+		},
+		Status: map[model.StatusField]string{
+			model.StatusPhase:              "from `lastOperation`, health conditions, `observedGeneration`, `hibernated`",
+			model.StatusVersion:            "the Shoot's resolved version",
+			model.StatusAPIServerURL:       "`advertisedAddresses[external]`",
+			model.StatusControlPlane:       "HA",
+			model.StatusNodePools:          "workers: machine type, zones, min, max",
+			model.StatusBackendReason:      "Gardener's error codes (`ERR_INFRA_QUOTA_EXCEEDED`, ...) or the failing health condition",
+			model.StatusConnectionDetails:  "`kubeconfig`, `endpoint`, `ca.crt` from provider-gardener-kubeconfig's AdminKubeconfig",
+			model.StatusKubeconfigReady:    "`Delivered`, `Pending`, `Expired`, `RenewalFailing` from the AdminKubeconfig's conditions",
+			model.StatusEnvironmentCurrent: "False while the cluster keeps a default, catalog value or machine image the environment changed since",
+		},
+		Composes: "the Shoot (or the Object around it), the AdminKubeconfig",
+		Removes:  "none: a pool removed from the spec is a worker removed from the Shoot, in place",
+	}
+}

@@ -1,0 +1,268 @@
+package model
+
+import (
+	"encoding/base64"
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
+)
+
+// Placement says where a backend's native objects live, and so how they are composed and
+// read: in the cluster Crossplane runs in (local: composed as they are, read as required
+// resources), or in another cluster that Crossplane reaches through a provider-kubernetes
+// ProviderConfig (remote: wrapped in Objects, read through observe-only Objects and
+// collections). A backend gets it from Request.Place with the environment setting that
+// names the cluster, and never forks on it: the same calls work in both places.
+type Placement struct {
+	req *Request
+	// providerConfig names the remote cluster's ProviderConfig; empty when local.
+	providerConfig string
+}
+
+// Place returns the placement in cluster, an environment setting that is either "local"
+// or the name of a provider-kubernetes ProviderConfig.
+func (r *Request) Place(cluster string) Placement {
+	if cluster == envv1alpha1.LocalCluster {
+		return Placement{req: r}
+	}
+	return Placement{req: r, providerConfig: cluster}
+}
+
+// Local says whether the native objects live in Crossplane's own cluster.
+func (p Placement) Local() bool { return p.providerConfig == "" }
+
+// ProviderConfig is the provider-kubernetes ProviderConfig of a remote cluster.
+func (p Placement) ProviderConfig() string { return p.providerConfig }
+
+// Native is a native object a backend wants to exist where its placement says.
+type Native struct {
+	// Resource is the composition resource name: stable, starting with the backend's type.
+	Resource string
+	// Object is the native object.
+	Object *unstructured.Unstructured
+	// Wrapper names the provider-kubernetes Object that manages a remote native object.
+	Wrapper string
+	// Readiness is a CEL query on the native object that makes its Object ready; without
+	// one the Object is ready once the object exists.
+	Readiness string
+}
+
+// Compose returns the composed resource that makes a native object exist: the object
+// itself locally, an Object that manages it remotely. Both carry the cluster's label. A
+// remote Object orphans its object while the cluster is protected from deletion, so that
+// deleting the composite never deletes a protected cluster behind the admission policy.
+func (p Placement) Compose(n Native) Resource {
+	obj := n.Object.DeepCopy()
+	labelCluster(obj, p.req)
+	if p.Local() {
+		return Resource{Name: n.Resource, Object: obj}
+	}
+	return Resource{Name: n.Resource, Object: providerkubernetes.Wrap(obj.Object, providerkubernetes.WrapOptions{
+		Name:               n.Wrapper,
+		ProviderConfigName: p.providerConfig,
+		Labels:             map[string]string{LabelCluster: p.req.NativeName},
+		ReadinessCelQuery:  n.Readiness,
+		Orphan:             p.req.Protected(),
+	})}
+}
+
+// Native returns the native object behind an observed composed resource, unwrapped from
+// its Object where it lives remotely; nil while it does not exist, or while its provider
+// has not reported it (Reconcile keeps such an Object as it was; see Unobserved). Observed
+// state that cannot be read is an error: rendering on a guess could change a live cluster.
+func (r *Request) Native(resource string) (*unstructured.Unstructured, error) {
+	res, ok := r.Observed[resource]
+	if !ok || res.Object == nil {
+		return nil, nil
+	}
+	if !providerkubernetes.IsObject(res.Object) {
+		return res.Object, nil
+	}
+	return providerkubernetes.Observed(res.Object)
+}
+
+// Protected says whether the cluster is protected from deletion.
+func (r *Request) Protected() bool {
+	return r.Cluster.Spec.DeletionProtection != nil && *r.Cluster.Spec.DeletionProtection
+}
+
+// List is a list of objects a backend reads from the cluster its objects live in, such
+// as the ClusterStackReleases of a namespace.
+type List struct {
+	// Requirement names the requirement; remotely it is also the resource name of the
+	// ObservedObjectCollection.
+	Requirement string
+	// Collection names the ObservedObjectCollection (remote).
+	Collection       string
+	APIVersion, Kind string
+	Namespace        string
+}
+
+// collection API of provider-kubernetes, and the label it puts on the collection's Objects.
+const (
+	collectionAPIVersion      = "kubernetes.crossplane.io/v1alpha1"
+	collectionKind            = "ObservedObjectCollection"
+	collectionMembershipLabel = "kubernetes.crossplane.io/owned-by-collection"
+)
+
+// ListRequirement selects the list: the objects themselves locally, remotely the
+// observe-only Objects provider-kubernetes keeps for the collection.
+func (p Placement) ListRequirement(l List) Selector {
+	if p.Local() {
+		return Selector{APIVersion: l.APIVersion, Kind: l.Kind, Namespace: l.Namespace, MatchLabels: map[string]string{}}
+	}
+	return Selector{APIVersion: providerkubernetes.APIVersion, Kind: providerkubernetes.Kind,
+		MatchLabels: map[string]string{collectionMembershipLabel: l.Collection}}
+}
+
+// ListResources are what reading the list composes: remotely the collection.
+func (p Placement) ListResources(l List) []Resource {
+	if p.Local() {
+		return nil
+	}
+	return []Resource{{Name: l.Requirement, Object: &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": collectionAPIVersion,
+		"kind":       collectionKind,
+		"metadata": map[string]any{
+			"name":   l.Collection,
+			"labels": map[string]any{LabelCluster: p.req.NativeName},
+		},
+		"spec": map[string]any{
+			"providerConfigRef": map[string]any{"name": p.providerConfig},
+			"observeObjects": map[string]any{
+				"apiVersion": l.APIVersion,
+				"kind":       l.Kind,
+				"namespace":  l.Namespace,
+				"selector":   map[string]any{},
+			},
+		},
+	}}}}
+}
+
+// Listed returns the list's objects of the right kind, sorted by name. known is false while
+// a remote collection has observed nothing yet: an empty answer then means "not read yet",
+// never "there are none", and must not remove anything.
+func (p Placement) Listed(l List) (items []*unstructured.Unstructured, known bool, err error) {
+	fetched := p.req.Required[l.Requirement]
+	for _, u := range fetched {
+		if providerkubernetes.IsObject(u) {
+			if u, err = providerkubernetes.Observed(u); err != nil {
+				return nil, false, err
+			}
+			if u == nil {
+				continue
+			}
+		}
+		if u.GetAPIVersion() == l.APIVersion && u.GetKind() == l.Kind {
+			items = append(items, u)
+		}
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].GetName() < items[j].GetName() })
+	return items, p.Local() || len(fetched) > 0, nil
+}
+
+// SecretRead is a key of a Secret a backend reads from the cluster its objects live in,
+// such as the kubeconfig Secret Cluster API writes for a Cluster.
+type SecretRead struct {
+	// Name is the requirement name locally, the resource name of the observe-only Object
+	// remotely.
+	Name string
+	// Object names the observe-only Object (remote).
+	Object                string
+	Namespace, SecretName string
+	Key                   string
+	// ConnectionKey is the connection detail the remote Object publishes the key as, into
+	// its connection secret ConnectionSecret.
+	ConnectionKey    string
+	ConnectionSecret string
+}
+
+// SecretRequirements select the Secret locally; remotely it is read through a composed
+// resource instead (SecretResources).
+func (p Placement) SecretRequirements(s SecretRead) map[string]Selector {
+	if !p.Local() {
+		return nil
+	}
+	return map[string]Selector{s.Name: {APIVersion: "v1", Kind: "Secret", Namespace: s.Namespace, MatchName: s.SecretName}}
+}
+
+// SecretResources are what reading the Secret composes: remotely an observe-only Object
+// that publishes the key as a connection detail. provider-kubernetes copies the Secret into
+// the Object's status unless it runs with --sanitize-secrets; Reconcile refuses to go on
+// while it does (checkSecretsSanitized).
+func (p Placement) SecretResources(s SecretRead) []Resource {
+	if p.Local() {
+		return nil
+	}
+	return []Resource{{Name: s.Name, Object: providerkubernetes.Wrap(map[string]any{
+		"apiVersion": "v1",
+		"kind":       "Secret",
+		"metadata":   map[string]any{"name": s.SecretName, "namespace": s.Namespace},
+	}, providerkubernetes.WrapOptions{
+		Name:               s.Object,
+		ProviderConfigName: p.providerConfig,
+		Labels:             map[string]string{LabelCluster: p.req.NativeName},
+		ObserveOnly:        true,
+		ConnectionDetails: []providerkubernetes.ConnectionDetail{{
+			APIVersion: "v1", Kind: "Secret", Namespace: s.Namespace, Name: s.SecretName,
+			FieldPath: "data." + s.Key, ToConnectionSecretKey: s.ConnectionKey,
+		}},
+		ConnectionSecretName:      s.ConnectionSecret,
+		ConnectionSecretNamespace: p.req.Options.ConnectionSecretNamespace,
+	})}}
+}
+
+// SecretData returns the Secret's key, or nil while there is none.
+func (p Placement) SecretData(s SecretRead) ([]byte, error) {
+	if !p.Local() {
+		return p.req.Observed[s.Name].ConnectionDetails[s.ConnectionKey], nil
+	}
+	secrets := p.req.Required[s.Name]
+	if len(secrets) == 0 {
+		return nil, nil
+	}
+	enc, _, _ := unstructured.NestedString(secrets[0].Object, "data", s.Key)
+	if enc == "" {
+		return nil, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return nil, fmt.Errorf("the Secret %s/%s holds no base64 data under %s", secrets[0].GetNamespace(), secrets[0].GetName(), s.Key)
+	}
+	return b, nil
+}
+
+// labelCluster puts the cluster's label on a native object.
+func labelCluster(u *unstructured.Unstructured, req *Request) {
+	l := u.GetLabels()
+	if l == nil {
+		l = map[string]string{}
+	}
+	l[LabelCluster] = req.NativeName
+	u.SetLabels(l)
+}
+
+// Moved refuses to render a native object into another remote cluster than the one its
+// observed Object manages it in: that would create a second cluster there and delete the
+// first. setting is the environment setting that names the cluster, what the native
+// object ("the Shoot"). Changes between local and remote change the composed kind and are
+// refused by Reconcile.
+func (p Placement) Moved(resource string, setting *field.Path, what string) *field.Error {
+	res, ok := p.req.Observed[resource]
+	if p.Local() || !ok || res.Object == nil || !providerkubernetes.IsObject(res.Object) {
+		return nil
+	}
+	was, _, _ := unstructured.NestedString(res.Object.Object, "spec", "providerConfigRef", "name")
+	if was == "" || was == p.providerConfig {
+		return nil
+	}
+	env := p.req.Environment
+	return field.Forbidden(setting, fmt.Sprintf(
+		"%s is managed through ProviderConfig %s but environment %s (EnvironmentConfig %s) now names %s: that would create a second cluster there and delete this one; restore %s",
+		what, was, env.Name, env.ConfigName, p.providerConfig, setting))
+}
