@@ -93,7 +93,7 @@ include hack/provider.mk
 # What the playground installs into the Crossplane cluster, and the claims make demo applies:
 # one or two per backend. The Cluster Stacks and Magnum kinds are served as CRDs
 # (--backend-crds), and the ClusterStackReleases get the status the operator would write.
-DEMO_MANIFESTS := apis/xrd,compositions,examples/environments,package/deletion-protection.yaml,providers/provider-gardener-kubeconfig/package/crds
+DEMO_MANIFESTS := apis/xrd,compositions,examples/environments,package/deletion-protection.yaml,package/rbac.yaml,providers/provider-gardener-kubeconfig/package/crds
 DEMO_WITH_STATUS := examples/render/clusterstack/required/releases.yaml
 DEMO_CLAIMS := examples/claims/gardener-minimal.yaml,examples/claims/gardener-production.yaml,examples/claims/clusterstack-dev.yaml,examples/claims/magnum-dev.yaml
 E2E_TIMEOUT ?= 40m

@@ -28,6 +28,11 @@ type Backend interface {
 	// relative to the EnvironmentConfig's data.
 	ValidateEnvironment(env *Environment) field.ErrorList
 
+	// NameLength is the longest cluster name the backend's native objects allow in the
+	// environment, with room for every name derived from it. New clusters get a name of
+	// at most this length (NativeName); it must be at least 8.
+	NameLength(env *Environment) int
+
 	// Requirements lists further resources the backend must read before it can render,
 	// keyed by a name that is unique across backends (for example the ClusterStackRelease
 	// objects of a Cluster Stacks namespace). It depends only on the environment and the
@@ -63,6 +68,10 @@ type Request struct {
 	// Magnum cluster). Every name a backend derives (composed objects, connection
 	// secrets) starts with it, and every native object carries it as LabelCluster.
 	NativeName string
+
+	// Identity is who the cluster is to its users; native objects carry its hash as
+	// LabelIdentity.
+	Identity Identity
 
 	// Environment is the environment the cluster lives in.
 	Environment *Environment

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
@@ -40,17 +44,80 @@ type Environment struct {
 	envv1alpha1.Environment
 }
 
+// NamespaceRequirement is the requirement name under which callers fetch the namespace of
+// the cluster's claim, when an environment admits namespaces by their labels.
+const NamespaceRequirement = "namespace"
+
+// Tenant is who asks for a cluster: the namespace of its claim (or of the namespaced
+// composite) with that namespace's labels. A composite without a claim, which only the
+// platform itself can create, has no tenant and may use every environment.
+type Tenant struct {
+	Namespace string
+	Labels    map[string]string
+}
+
+func (t Tenant) String() string { return "namespace " + t.Namespace }
+
+// Admits says whether an environment's access admits the tenant.
+func Admits(access *envv1alpha1.Access, t Tenant) bool {
+	if t.Namespace == "" {
+		return true
+	}
+	if access == nil {
+		return false
+	}
+	if slices.Contains(access.Namespaces, t.Namespace) {
+		return true
+	}
+	if access.NamespaceSelector == nil {
+		return false
+	}
+	sel, err := metav1.LabelSelectorAsSelector(access.NamespaceSelector)
+	return err == nil && !sel.Empty() && sel.Matches(labels.Set(t.Labels))
+}
+
+// usesSelector says whether an EnvironmentConfig admits namespaces by label, so that the
+// claim's namespace must be read.
+func usesSelector(config *unstructured.Unstructured) bool {
+	_, found, _ := unstructured.NestedFieldNoCopy(config.Object, "data", "access", "namespaceSelector")
+	return found
+}
+
+// access decodes an EnvironmentConfig's access; one that cannot be decoded admits nobody.
+func access(config *unstructured.Unstructured) *envv1alpha1.Access {
+	raw, found, _ := unstructured.NestedFieldNoCopy(config.Object, "data", "access")
+	if !found {
+		return nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return &envv1alpha1.Access{}
+	}
+	a := &envv1alpha1.Access{}
+	if err := json.Unmarshal(b, a); err != nil {
+		return &envv1alpha1.Access{}
+	}
+	return a
+}
+
 // SelectEnvironment picks the environment a cluster lives in from candidate
-// EnvironmentConfigs. requested is spec.environment; pinned is the environment recorded in
-// the cluster's status on an earlier reconcile. A cluster that names no environment uses the
-// one it is pinned to, or else the platform default, so that changing the default never
-// moves an existing cluster.
-func SelectEnvironment(requested, pinned string, configs []*unstructured.Unstructured) (*Environment, error) {
+// EnvironmentConfigs, among those that admit the tenant. requested is spec.environment;
+// pinned is the environment recorded in the cluster's status on an earlier reconcile. A
+// cluster that names no environment uses the one it is pinned to, or else the default
+// among those offered to it, so that changing the default never moves an existing cluster.
+// Messages name only environments offered to the tenant: what other teams have stays
+// unseen.
+func SelectEnvironment(requested, pinned string, configs []*unstructured.Unstructured, tenant Tenant) (*Environment, error) {
 	byName := map[string][]*unstructured.Unstructured{}
+	hidden := map[string]bool{}
 	var defaults []*unstructured.Unstructured
 	for _, c := range configs {
 		name, ok := c.GetLabels()[envv1alpha1.LabelEnvironment]
 		if !ok || name == "" {
+			continue
+		}
+		if !Admits(access(c), tenant) {
+			hidden[name] = true
 			continue
 		}
 		byName[name] = append(byName[name], c)
@@ -72,26 +139,37 @@ func SelectEnvironment(requested, pinned string, configs []*unstructured.Unstruc
 		switch len(defaults) {
 		case 0:
 			return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable,
-				"spec.environment is not set and no EnvironmentConfig is labelled %s=true; %s",
-				envv1alpha1.LabelDefault, describeEnvironments(byName))
+				"spec.environment is not set and no EnvironmentConfig%s is labelled %s=true; %s",
+				offeredTo(tenant), envv1alpha1.LabelDefault, describeEnvironments(byName, tenant))
 		case 1:
 			want = defaults[0].GetLabels()[envv1alpha1.LabelEnvironment]
 		default:
 			return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable,
-				"spec.environment is not set and %d EnvironmentConfigs are labelled %s=true (%s); exactly one may be the default",
-				len(defaults), envv1alpha1.LabelDefault, configNames(defaults))
+				"spec.environment is not set and %d EnvironmentConfigs%s are labelled %s=true (%s); exactly one may be the default",
+				len(defaults), offeredTo(tenant), envv1alpha1.LabelDefault, configNames(defaults))
 		}
 	}
 
 	matches := byName[want]
-	switch len(matches) {
-	case 0:
-		return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable, "environment %q does not exist: no EnvironmentConfig is labelled %s=%s; %s",
-			want, envv1alpha1.LabelEnvironment, want, describeEnvironments(byName))
-	case 1:
-	default:
+	switch {
+	case len(matches) == 1:
+	case len(matches) > 1:
 		return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable, "environment %q is ambiguous: EnvironmentConfigs %s are all labelled %s=%s; exactly one may be",
 			want, configNames(matches), envv1alpha1.LabelEnvironment, want)
+	case want == pinned && hidden[want]:
+		// The claimant knows this environment: its cluster runs there.
+		return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable, "environment %q, where this cluster runs, no longer admits %s (its data.access); the cluster is left as it is, and changes wait until the platform team admits the namespace again",
+			want, tenant)
+	case want == pinned:
+		return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable, "environment %q, where this cluster runs, does not exist any more: no EnvironmentConfig is labelled %s=%s; the cluster is left as it is, and changes wait until the platform team restores it; %s",
+			want, envv1alpha1.LabelEnvironment, want, describeEnvironments(byName, tenant))
+	case tenant.Namespace != "":
+		// The same words whether the environment exists for others or not at all.
+		return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable, "environment %q is not offered to %s; %s",
+			want, tenant, describeEnvironments(byName, tenant))
+	default:
+		return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable, "environment %q does not exist: no EnvironmentConfig is labelled %s=%s; %s",
+			want, envv1alpha1.LabelEnvironment, want, describeEnvironments(byName, tenant))
 	}
 
 	env, err := DecodeEnvironment(want, matches[0])
@@ -99,6 +177,13 @@ func SelectEnvironment(requested, pinned string, configs []*unstructured.Unstruc
 		return nil, err
 	}
 	return env, nil
+}
+
+func offeredTo(t Tenant) string {
+	if t.Namespace == "" {
+		return ""
+	}
+	return " offered to " + t.String()
 }
 
 // DecodeEnvironment decodes the data of an EnvironmentConfig strictly: unknown fields are
@@ -138,11 +223,28 @@ func ValidateEnvironment(env *Environment, backends *Registry) field.ErrorList {
 	if _, err := backends.For(env.Backend); err != nil {
 		errs = append(errs, field.NotSupported(data.Child("backend"), env.Backend, backends.Types()))
 	}
+	if a := env.Access; a != nil {
+		for i, ns := range a.Namespaces {
+			for _, msg := range validation.IsDNS1123Label(ns) {
+				errs = append(errs, field.Invalid(data.Child("access", "namespaces").Index(i), ns, msg))
+			}
+		}
+		if a.NamespaceSelector != nil {
+			if sel, err := metav1.LabelSelectorAsSelector(a.NamespaceSelector); err != nil {
+				errs = append(errs, field.Invalid(data.Child("access", "namespaceSelector"), a.NamespaceSelector, err.Error()))
+			} else if sel.Empty() {
+				errs = append(errs, field.Invalid(data.Child("access", "namespaceSelector"), "{}", "an empty selector would admit every namespace; list the labels, or name the namespaces"))
+			}
+		}
+	}
 	return errs
 }
 
-func describeEnvironments(byName map[string][]*unstructured.Unstructured) string {
+func describeEnvironments(byName map[string][]*unstructured.Unstructured, tenant Tenant) string {
 	if len(byName) == 0 {
+		if tenant.Namespace != "" {
+			return fmt.Sprintf("no environment is offered to %s: the platform team admits namespaces in an EnvironmentConfig's data.access", tenant)
+		}
 		return fmt.Sprintf("no environments exist (no EnvironmentConfig carries the label %s)", envv1alpha1.LabelEnvironment)
 	}
 	names := make([]string, 0, len(byName))
@@ -150,6 +252,9 @@ func describeEnvironments(byName map[string][]*unstructured.Unstructured) string
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	if tenant.Namespace != "" {
+		return fmt.Sprintf("environments offered to %s: %s", tenant, strings.Join(names, ", "))
+	}
 	return "environments that exist: " + strings.Join(names, ", ")
 }
 

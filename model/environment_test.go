@@ -55,7 +55,7 @@ func TestSelectEnvironment(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			env, err := SelectEnvironment(tc.requested, tc.pinned, tc.configs)
+			env, err := SelectEnvironment(tc.requested, tc.pinned, tc.configs, Tenant{})
 			if len(tc.wantErr) > 0 {
 				if err == nil {
 					t.Fatalf("want an error containing %q, got environment %q", tc.wantErr, env.Name)
@@ -75,6 +75,65 @@ func TestSelectEnvironment(t *testing.T) {
 			}
 			if env.Region != "RegionOne" || env.Backend != "gardener" {
 				t.Errorf("data not decoded: %+v", env.Environment)
+			}
+		})
+	}
+}
+
+// TestSelectEnvironmentForATeam: a claim sees only the environments that admit its
+// namespace, by name or by label; what it is told names no other team's environment.
+func TestSelectEnvironmentForATeam(t *testing.T) {
+	with := func(name string, labels map[string]string, access map[string]any) *unstructured.Unstructured {
+		d := gardenerData()
+		if access != nil {
+			d["access"] = access
+		}
+		return environmentConfig("cfg-"+name, labels, d)
+	}
+	env := func(name string) map[string]string { return map[string]string{"kaas.scs.community/environment": name} }
+	def := func(name string) map[string]string {
+		return map[string]string{"kaas.scs.community/environment": name, "kaas.scs.community/default": "true"}
+	}
+	team1 := with("team1-prod", def("team1-prod"), map[string]any{"namespaces": []any{"team1"}})
+	team2 := with("team2-prod", def("team2-prod"), map[string]any{"namespaces": []any{"team2"}})
+	sandbox := with("sandbox", env("sandbox"), map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"kaas.scs.community/sandbox": "true"}}})
+	closed := with("closed", env("closed"), nil)
+	all := []*unstructured.Unstructured{team1, team2, sandbox, closed}
+	sandboxLabels := map[string]string{"kaas.scs.community/sandbox": "true"}
+
+	cases := map[string]struct {
+		requested, pinned string
+		tenant            Tenant
+		wantName          string
+		wantErr           string
+	}{
+		"OwnDefault":            {tenant: Tenant{Namespace: "team2"}, wantName: "team2-prod"},
+		"ByName":                {requested: "team1-prod", tenant: Tenant{Namespace: "team1"}, wantName: "team1-prod"},
+		"ByLabel":               {requested: "sandbox", tenant: Tenant{Namespace: "lab", Labels: sandboxLabels}, wantName: "sandbox"},
+		"AnotherTeamsByName":    {requested: "team2-prod", tenant: Tenant{Namespace: "team1"}, wantErr: `environment "team2-prod" is not offered to namespace team1; environments offered to namespace team1: team1-prod`},
+		"OneThatDoesNotExist":   {requested: "nope", tenant: Tenant{Namespace: "team1"}, wantErr: `environment "nope" is not offered to namespace team1; environments offered to namespace team1: team1-prod`},
+		"WithoutAccessNobody":   {requested: "closed", tenant: Tenant{Namespace: "team1"}, wantErr: `environment "closed" is not offered to namespace team1`},
+		"NothingForTheTeam":     {tenant: Tenant{Namespace: "team3"}, wantErr: "spec.environment is not set and no EnvironmentConfig offered to namespace team3 is labelled kaas.scs.community/default=true; no environment is offered to namespace team3"},
+		"AccessRevoked":         {pinned: "sandbox", tenant: Tenant{Namespace: "lab"}, wantErr: `environment "sandbox", where this cluster runs, no longer admits namespace lab`},
+		"PlatformsOwnComposite": {requested: "closed", wantName: "closed"},
+		"PinnedEnvironmentGone": {pinned: "gone", tenant: Tenant{Namespace: "team1"}, wantErr: `environment "gone", where this cluster runs, does not exist any more`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := SelectEnvironment(tc.requested, tc.pinned, all, tc.tenant)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+				}
+				for _, other := range []string{"team2-prod", "cfg-team2", "sandbox"} {
+					if tc.tenant.Namespace == "team1" && tc.requested != other && strings.Contains(err.Error(), other) {
+						t.Errorf("the message shows %s to team1: %v", other, err)
+					}
+				}
+				return
+			}
+			if err != nil || got.Name != tc.wantName {
+				t.Fatalf("selected %v (%v), want %s", got, err, tc.wantName)
 			}
 		})
 	}

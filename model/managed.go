@@ -62,7 +62,7 @@ func (r *Request) Managed(m Managed) Resource {
 			spec["deletionPolicy"] = "Orphan"
 		}
 	}
-	labels := map[string]any{LabelCluster: r.NativeName}
+	labels := stringMap(r.Labels())
 	for k, v := range m.Labels {
 		labels[k] = v
 	}

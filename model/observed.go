@@ -83,8 +83,9 @@ func checkNothingDropped(backend kaasv1alpha1.BackendType, r *Rendering, observe
 		desired[res.Name] = true
 	}
 	var dropped []string
-	for name, o := range observed {
-		if desired[name] || !strings.HasPrefix(name, string(backend)+"-") || o.Object == nil {
+	for _, name := range backendResources(backend, observed) {
+		o := observed[name]
+		if desired[name] {
 			continue
 		}
 		pool := o.Object.GetLabels()[LabelNodePool]
@@ -100,7 +101,6 @@ func checkNothingDropped(backend kaasv1alpha1.BackendType, r *Rendering, observe
 	if len(dropped) == 0 {
 		return nil
 	}
-	sort.Strings(dropped)
 	return errorf(kaasv1alpha1.ReasonDeletionRefused, "composed resources exist that the %s backend would no longer compose, so Crossplane would delete them: %s; nothing was changed: restore what removed them (a zone, the environment setting, the observed state)",
 		backend, strings.Join(dropped, ", "))
 }

@@ -65,7 +65,7 @@ func (p Placement) Compose(n Native) Resource {
 	return Resource{Name: n.Resource, Object: providerkubernetes.Wrap(obj.Object, providerkubernetes.WrapOptions{
 		Name:               n.Wrapper,
 		ProviderConfigName: p.providerConfig,
-		Labels:             map[string]string{LabelCluster: p.req.NativeName},
+		Labels:             p.req.Labels(),
 		ReadinessCelQuery:  n.Readiness,
 		Orphan:             p.req.Protected(),
 	})}
@@ -130,7 +130,7 @@ func (p Placement) ListResources(l List) []Resource {
 		"kind":       collectionKind,
 		"metadata": map[string]any{
 			"name":   l.Collection,
-			"labels": map[string]any{LabelCluster: p.req.NativeName},
+			"labels": stringMap(p.req.Labels()),
 		},
 		"spec": map[string]any{
 			"providerConfigRef": map[string]any{"name": p.providerConfig},
@@ -206,7 +206,7 @@ func (p Placement) SecretResources(s SecretRead) []Resource {
 	}, providerkubernetes.WrapOptions{
 		Name:               s.Object,
 		ProviderConfigName: p.providerConfig,
-		Labels:             map[string]string{LabelCluster: p.req.NativeName},
+		Labels:             p.req.Labels(),
 		ObserveOnly:        true,
 		ConnectionDetails: []providerkubernetes.ConnectionDetail{{
 			APIVersion: "v1", Kind: "Secret", Namespace: s.Namespace, Name: s.SecretName,
@@ -237,14 +237,26 @@ func (p Placement) SecretData(s SecretRead) ([]byte, error) {
 	return b, nil
 }
 
-// labelCluster puts the cluster's label on a native object.
+// labelCluster puts the cluster's labels on a native object.
 func labelCluster(u *unstructured.Unstructured, req *Request) {
 	l := u.GetLabels()
 	if l == nil {
 		l = map[string]string{}
 	}
-	l[LabelCluster] = req.NativeName
+	for k, v := range req.Labels() {
+		l[k] = v
+	}
 	u.SetLabels(l)
+}
+
+// Labels are the labels every object of the cluster carries: its name, and the hash of its
+// identity.
+func (r *Request) Labels() map[string]string {
+	l := map[string]string{LabelCluster: r.NativeName}
+	if r.Identity.Name != "" {
+		l[LabelIdentity] = r.Identity.Hash()
+	}
+	return l
 }
 
 // Moved refuses to render a native object into another remote cluster than the one its

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
@@ -63,11 +64,26 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 
 	xr := in.Cluster
+	tenant := Tenant{Namespace: IdentityOf(xr).Namespace}
+	if tenant.Namespace != "" && slices.ContainsFunc(configs, usesSelector) {
+		// An environment admits namespaces by label: read the claim's namespace. Only
+		// then, because Crossplane needs a permission for it (package/rbac.yaml).
+		out.Requirements[NamespaceRequirement] = Selector{APIVersion: "v1", Kind: "Namespace", MatchName: tenant.Namespace}
+		ns, fetched := in.Required[NamespaceRequirement]
+		if !fetched {
+			return out, nil
+		}
+		for _, n := range ns {
+			if n.GetName() == tenant.Namespace {
+				tenant.Labels = n.GetLabels()
+			}
+		}
+	}
 	pinned := kaasv1alpha1.BackendStatus{}
 	if xr.Status.Backend != nil {
 		pinned = *xr.Status.Backend
 	}
-	env, err := SelectEnvironment(xr.Spec.Environment, pinned.Environment, configs)
+	env, err := SelectEnvironment(xr.Spec.Environment, pinned.Environment, configs, tenant)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +111,12 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	cluster := *xr
 	cluster.Spec = Default(xr.Spec, env, xr.Status.Defaulted)
 	out.Spec = cluster.Spec
-	req := &Request{Cluster: &cluster, NativeName: xr.Name, Environment: env, Defaulted: Defaulted(&xr.Spec, &cluster.Spec),
+	identity := IdentityOf(xr)
+	if err := checkOwnership(backend.Type(), in.Observed, identity); err != nil {
+		return nil, err
+	}
+	req := &Request{Cluster: &cluster, NativeName: clusterName(xr, backend, env, in.Observed), Identity: identity,
+		Environment: env, Defaulted: Defaulted(&xr.Spec, &cluster.Spec),
 		Observed: in.Observed, Required: in.Required, Options: in.Options}
 
 	maps.Copy(out.Requirements, backend.Requirements(req))
@@ -109,11 +130,14 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	subject := fmt.Sprintf("%s %q", kaasv1alpha1.CompositeKind, xr.Name)
 	// The backend sees only a spec that passed the API's own rules: it may rely on them (a
 	// pool has a count or autoscaling) rather than check everything again.
+	invalid := func(errs field.ErrorList) error {
+		return &InvalidError{Reason: kaasv1alpha1.ReasonInvalidSpec, Subject: subject, Errs: explainDefaults(errs, &xr.Spec, req.Defaulted, env)}
+	}
 	if errs := Validate(&cluster.Spec, env, &xr.Status); len(errs) > 0 {
-		return nil, &InvalidError{Reason: kaasv1alpha1.ReasonInvalidSpec, Subject: subject, Errs: errs}
+		return nil, invalid(errs)
 	}
 	if errs := ValidateZonesKept(&cluster.Spec, req.Defaulted, &xr.Status); len(errs) > 0 {
-		return nil, &InvalidError{Reason: kaasv1alpha1.ReasonInvalidSpec, Subject: subject, Errs: errs}
+		return nil, invalid(errs)
 	}
 	t, err := backend.Translate(req)
 	switch {
@@ -124,19 +148,19 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 		}
 		return nil, &Error{Reason: kaasv1alpha1.ReasonRenderFailed, Message: err.Error()}
 	case len(t.Invalid) > 0:
-		return nil, &InvalidError{Reason: kaasv1alpha1.ReasonInvalidSpec, Subject: subject, Errs: t.Invalid}
+		return nil, invalid(t.Invalid)
 	}
 	obs, rendering := t.Observation, t.Rendering
 	if errs := ValidateUpgrade(&cluster.Spec, obs.Status.Kubernetes); len(errs) > 0 {
-		return nil, &InvalidError{Reason: kaasv1alpha1.ReasonInvalidSpec, Subject: subject, Errs: errs}
-	}
-	if err := checkReplacements(rendering, in.Observed); err != nil {
-		return nil, err
+		return nil, invalid(errs)
 	}
 	rendering.Unsupported = append(backend.Capabilities().Warnings(&cluster.Spec), rendering.Unsupported...)
 	sortUnsupported(rendering.Unsupported)
 	unobserved := Unobserved(in.Observed)
 	keepUnobserved(rendering, in.Observed, unobserved)
+	if err := checkReplacements(rendering, in.Observed); err != nil {
+		return nil, err
+	}
 	if err := checkNothingDropped(backend.Type(), rendering, in.Observed, &cluster.Spec); err != nil {
 		return nil, err
 	}
@@ -151,6 +175,7 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 		Type:        env.Backend,
 		Environment: env.Name,
 		Region:      env.Region,
+		Name:        req.NativeName,
 		NativeRef:   rendering.NativeRef,
 	}
 	if out.Status.Backend.NativeRef == nil && pinned.NativeRef != nil {
@@ -159,12 +184,90 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 		out.Status.Backend.NativeRef = pinned.NativeRef
 	}
 	out.Status.Defaulted = req.Defaulted
+	out.Status.Offered = offered(env, &cluster.Spec, out.Status.Kubernetes)
 	changes := append(EnvironmentChanges(&cluster.Spec, env, out.Status.Defaulted), rendering.EnvironmentChanges...)
 	if !slices.ContainsFunc(obs.Conditions, func(c Condition) bool { return c.Type == kaasv1alpha1.ConditionKubeconfigReady }) {
 		obs.Conditions = append(obs.Conditions, kubeconfigCondition(obs))
 	}
 	obs.Conditions = append(obs.Conditions, environmentCondition(env, changes))
 	return out, nil
+}
+
+// offered is what the environment offers the cluster's team, and the minor it may move to
+// next: one above what runs (or, before anything runs, above the spec's).
+func offered(env *Environment, spec *kaasv1alpha1.ClusterSpec, running *kaasv1alpha1.KubernetesStatus) *kaasv1alpha1.OfferedStatus {
+	o := &kaasv1alpha1.OfferedStatus{
+		KubernetesVersions: slices.Clone(env.Catalog.KubernetesVersions),
+		MachineTypes:       slices.Clone(env.Catalog.MachineTypes),
+		Zones:              slices.Clone(env.Catalog.Zones),
+	}
+	current := spec.Kubernetes.Version
+	if running != nil && running.Version != "" {
+		current = running.Version
+	}
+	if v, err := ParseVersion(current); err == nil {
+		next := Version{Major: v.Major, Minor: v.Minor + 1, Patch: -1}.MinorString()
+		if slices.Contains(env.Catalog.KubernetesVersions, next) {
+			o.NextMinor = next
+		}
+	}
+	return o
+}
+
+// clusterName is the cluster's name in the backend. What exists decides: the name the
+// backend's observed objects are labelled with. Else the name the status recorded when the
+// cluster was created; else, for a cluster built before names were recorded, the
+// composite's name, which it was built with (so are objects that carry no name label);
+// else, for a new cluster, a name derived from its identity. So no name of anything that
+// exists ever changes, and checkReplacements refuses a rendering that would rename one.
+func clusterName(xr *kaasv1alpha1.XSCSCluster, backend Backend, env *Environment, observed map[string]ObservedResource) string {
+	existing := backendResources(backend.Type(), observed)
+	for _, name := range existing {
+		if v := observed[name].Object.GetLabels()[LabelCluster]; v != "" {
+			return v
+		}
+	}
+	b := xr.Status.Backend
+	switch {
+	case b != nil && b.Name != "":
+		return b.Name
+	case len(existing) > 0, b != nil && b.Type != "":
+		// Objects exist that tell no name, or the cluster was pinned before names were
+		// recorded: it was built with the composite's name.
+		return xr.Name
+	}
+	return NativeName(IdentityOf(xr), backend.NameLength(env))
+}
+
+// backendResources are the names of the backend's observed composed resources, sorted.
+func backendResources(backend kaasv1alpha1.BackendType, observed map[string]ObservedResource) []string {
+	var out []string
+	for name, o := range observed {
+		if o.Object != nil && strings.HasPrefix(name, string(backend)+"-") {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkOwnership refuses to go on when a native object the backend observes carries the
+// identity of another cluster: two clusters whose names collide in the backend, where the
+// second would take over the first's object.
+func checkOwnership(backend kaasv1alpha1.BackendType, observed map[string]ObservedResource, id Identity) error {
+	for _, name := range backendResources(backend, observed) {
+		u := observed[name].Object
+		if providerkubernetes.IsObject(u) {
+			if remote, err := providerkubernetes.Observed(u); err == nil && remote != nil {
+				u = remote
+			}
+		}
+		if owner := u.GetLabels()[LabelIdentity]; owner != "" && owner != id.Hash() {
+			return errorf(kaasv1alpha1.ReasonReplacementRefused, "%s %s/%s (composed resource %s) belongs to another cluster (label %s=%s, this cluster is %s): their names collide in the backend, and this cluster must not take it over; nothing was changed",
+				u.GetKind(), u.GetNamespace(), u.GetName(), name, LabelIdentity, owner, id.Hash())
+		}
+	}
+	return nil
 }
 
 // unknownObservation is what can be said while a native object exists but its state is not
@@ -273,8 +376,9 @@ func checkSecretsSanitized(observed map[string]ObservedResource) error {
 		strings.Join(exposed, ", "))
 }
 
-// checkReplacements refuses a rendering that would put an object of another kind under an
-// existing resource name: Crossplane would create the new object and delete the old one.
+// checkReplacements refuses a rendering that would put an object of another kind, or of
+// another name, under an existing resource name: Crossplane would create the new object and
+// delete the old one.
 func checkReplacements(rendering *Rendering, observed map[string]ObservedResource) error {
 	for _, res := range rendering.Resources {
 		o, ok := observed[res.Name]
@@ -284,6 +388,10 @@ func checkReplacements(rendering *Rendering, observed map[string]ObservedResourc
 		if o.Object.GetAPIVersion() != res.Object.GetAPIVersion() || o.Object.GetKind() != res.Object.GetKind() {
 			return errorf(kaasv1alpha1.ReasonReplacementRefused, "resource %s exists as %s %s but would now be %s %s: that would replace it, so nothing was changed; restore the environment setting that moved it (for example where the native objects live)",
 				res.Name, o.Object.GetAPIVersion(), o.Object.GetKind(), res.Object.GetAPIVersion(), res.Object.GetKind())
+		}
+		if was, now := o.Object.GetName(), res.Object.GetName(); was != "" && now != "" && was != now {
+			return errorf(kaasv1alpha1.ReasonReplacementRefused, "resource %s exists as %s %s but would now be named %s: that would replace it, so nothing was changed",
+				res.Name, o.Object.GetKind(), was, now)
 		}
 	}
 	return nil

@@ -26,6 +26,7 @@ func (fakeBackend) Type() kaasv1alpha1.BackendType                   { return "f
 func (fakeBackend) ValidateEnvironment(*Environment) field.ErrorList { return nil }
 func (b fakeBackend) Requirements(*Request) map[string]Selector      { return b.requirements }
 func (fakeBackend) Capabilities() Capabilities                       { return Capabilities{} }
+func (fakeBackend) NameLength(*Environment) int                      { return 20 }
 
 func (b fakeBackend) Translate(req *Request) (*Translation, error) {
 	if errs := b.validate(req); len(errs) > 0 {
@@ -64,9 +65,9 @@ func (b fakeBackend) render(req *Request) (*Rendering, error) {
 	}
 	return &Rendering{
 		Resources: []Resource{{Name: "fake-cluster", Object: &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": req.Cluster.Name},
+			"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": req.NativeName},
 		}}}},
-		NativeRef: &kaasv1alpha1.ObjectReference{APIVersion: "v1", Kind: kind, Name: req.Cluster.Name},
+		NativeRef: &kaasv1alpha1.ObjectReference{APIVersion: "v1", Kind: kind, Name: req.NativeName},
 	}, nil
 }
 
@@ -123,6 +124,8 @@ func TestReconcile(t *testing.T) {
 		wantReqs     []string
 		wantErr      []string
 		wantReason   string
+		// wantName is the cluster's name when it is not a new one's (demo-fklvc3).
+		wantName string
 	}{
 		"FirstCallAsksForEnvironments": {
 			in:       Input{Cluster: testCluster()},
@@ -146,7 +149,7 @@ func TestReconcile(t *testing.T) {
 		"PinnedToAnEnvironmentThatIsGone": {
 			in:         Input{Cluster: pinnedTo("fake", "regiontwo"), Required: environments},
 			wantReason: kaasv1alpha1.ReasonEnvironmentUnavailable,
-			wantErr:    []string{`environment "regiontwo" does not exist`, "environments that exist: regionone"},
+			wantErr:    []string{`environment "regiontwo", where this cluster runs, does not exist any more`, "environments that exist: regionone"},
 		},
 		"ObservedResourcesOfAnotherBackend": {
 			in:         Input{Cluster: testCluster(), Required: environments, Observed: observed("other-cluster", "ConfigMap")},
@@ -218,6 +221,8 @@ func TestReconcile(t *testing.T) {
 				Observed: labelled(observed("fake-nodegroup-b-az1", "ConfigMap"), map[string]string{LabelNodePool: "b"})},
 			wantComplete: true,
 			wantReqs:     []string{EnvironmentsRequirement},
+			// Objects exist that carry no name: the cluster was built with the composite's.
+			wantName: "demo",
 		},
 		// What other pipeline steps compose is theirs, not the backend's.
 		"OtherStepsResourcesAreNotChecked": {
@@ -233,6 +238,13 @@ func TestReconcile(t *testing.T) {
 			}}}}},
 			wantReason: kaasv1alpha1.ReasonSecretExposed,
 			wantErr:    []string{"fake-kubeconfig (Object demo-kubeconfig) carries the data of the Secret", "--sanitize-secrets"},
+		},
+		"RenamingAnExistingObject": {
+			in: Input{Cluster: testCluster(), Required: environments, Observed: map[string]ObservedResource{"fake-cluster": {Object: &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "old", "labels": map[string]any{LabelCluster: "demo-fklvc3"}},
+			}}}}},
+			wantReason: kaasv1alpha1.ReasonReplacementRefused,
+			wantErr:    []string{"resource fake-cluster exists as ConfigMap old but would now be named demo-fklvc3: that would replace it"},
 		},
 		"KindChangeUnderAnExistingName": {
 			backend:    fakeBackend{kind: "Secret"},
@@ -284,8 +296,13 @@ func TestReconcile(t *testing.T) {
 				}
 				return
 			}
-			want := &kaasv1alpha1.BackendStatus{Type: "fake", Environment: "regionone", Region: "RegionOne",
-				NativeRef: &kaasv1alpha1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Name: "demo"}}
+			// A new cluster without a claim: its name is the composite's, with a hash.
+			name := "demo-fklvc3"
+			if tc.wantName != "" {
+				name = tc.wantName
+			}
+			want := &kaasv1alpha1.BackendStatus{Type: "fake", Environment: "regionone", Region: "RegionOne", Name: name,
+				NativeRef: &kaasv1alpha1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Name: name}}
 			if diff := cmp.Diff(want, out.Status.Backend); diff != "" {
 				t.Errorf("status.backend: -want, +got:\n%s", diff)
 			}

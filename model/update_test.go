@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
@@ -151,5 +152,30 @@ func TestValidateNodeGroupNameCollisions(t *testing.T) {
 				t.Errorf("errors = %v\nwant exactly\n%s", errs.ToAggregate(), tc.want)
 			}
 		})
+	}
+}
+
+// TestRefusalsSayWhereADefaultCameFrom: a refused value the spec does not set names the
+// environment setting that filled it in; one the user wrote does not.
+func TestRefusalsSayWhereADefaultCameFrom(t *testing.T) {
+	env := testEnvironment()
+	given := kaasv1alpha1.ClusterSpec{Kubernetes: kaasv1alpha1.KubernetesSpec{Version: "1.34"},
+		Network:   &kaasv1alpha1.NetworkSpec{ServiceCIDR: "10.96.0.0/12"},
+		NodePools: []kaasv1alpha1.NodePool{{Name: "a", MachineType: "SCS-4V-8", Count: ptrTo[int32](1)}}}
+	spec := Default(given, env, nil)
+	errs := explainDefaults(field.ErrorList{
+		field.Forbidden(field.NewPath("spec", "network", "podCIDR"), "cannot change"),
+		field.Forbidden(field.NewPath("spec", "network", "serviceCIDR"), "cannot change"),
+		field.Forbidden(field.NewPath("spec", "nodePools").Index(0).Child("rootDiskGiB"), "ForceNew"),
+	}, &given, Defaulted(&given, &spec), env)
+	want := []string{
+		"spec.network.podCIDR: Forbidden: cannot change (the spec does not set spec.network.podCIDR: environment regionone filled it in from data.defaults.network.podCIDR)",
+		"spec.network.serviceCIDR: Forbidden: cannot change",
+		"spec.nodePools[0].rootDiskGiB: Forbidden: ForceNew (the spec does not set spec.nodePools[0].rootDiskGiB: environment regionone filled it in from data.defaults.rootDiskGiB)",
+	}
+	for i, w := range want {
+		if errs[i].Error() != w {
+			t.Errorf("error %d = %q, want %q", i, errs[i].Error(), w)
+		}
 	}
 }

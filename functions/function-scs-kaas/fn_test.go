@@ -88,12 +88,21 @@ func TestRunFunction(t *testing.T) {
 		"NoEnvironmentConfigAtAll": {
 			req: withPreviousStep(requestFor(t, xr, []map[string]any{})),
 			want: refused("EnvironmentUnavailable",
-				`environment "gardener-regionone" does not exist: no EnvironmentConfig is labelled kaas.scs.community/environment=gardener-regionone; no environments exist (no EnvironmentConfig carries the label kaas.scs.community/environment)`),
+				`environment "gardener-regionone" is not offered to namespace team1; no environment is offered to namespace team1: the platform team admits namespaces in an EnvironmentConfig's data.access`),
 		},
 		"NamedEnvironmentMissing": {
 			req: withPreviousStep(requestFor(t, xr, []map[string]any{otherEnv})),
 			want: refused("EnvironmentUnavailable",
-				`environment "gardener-regionone" does not exist: no EnvironmentConfig is labelled kaas.scs.community/environment=gardener-regionone; environments that exist: magnum-regionone`),
+				`environment "gardener-regionone" is not offered to namespace team1; environments offered to namespace team1: magnum-regionone`),
+		},
+		// Another team asks for team1's environment: refused in the same words as for one
+		// that does not exist, naming only what the team may use (nothing).
+		"AnotherTeamsEnvironment": {
+			req: withPreviousStep(requestFor(t, edit(xr, func(m map[string]any) {
+				m["metadata"].(map[string]any)["labels"].(map[string]any)["crossplane.io/claim-namespace"] = "team3"
+			}), readDir(t, exampleEnvironments))),
+			want: refused("EnvironmentUnavailable",
+				`environment "gardener-regionone" is not offered to namespace team3; no environment is offered to namespace team3: the platform team admits namespaces in an EnvironmentConfig's data.access`),
 		},
 		"AmbiguousEnvironment": {
 			req: withPreviousStep(requestFor(t, xr, []map[string]any{env, edit(env, func(m map[string]any) {

@@ -174,6 +174,9 @@ func (c fuzzCase) request() (*fnv1.RunFunctionRequest, error) {
 		if req.RequiredResources["environments"], err = items(c.envs); err != nil {
 			return nil, err
 		}
+		if req.RequiredResources["namespace"], err = items([]map[string]any{deepCopy(exampleNamespace)}); err != nil {
+			return nil, err
+		}
 	}
 	for name, objs := range c.required {
 		if req.RequiredResources[name], err = items(objs); err != nil {

@@ -36,6 +36,11 @@ const (
 	exampleMagnumSecret          = "../../examples/render/magnum/required-ready/connection-secret.yaml"
 )
 
+// exampleNamespace is the namespace of the example claims, with the label that
+// examples/environments/clusterstack-remote.yaml admits.
+var exampleNamespace = map[string]any{"apiVersion": "v1", "kind": "Namespace",
+	"metadata": map[string]any{"name": "team1", "labels": map[string]any{"kaas.scs.community/clusterstack-remote": "true"}}}
+
 // withConnectionSecret gives an observed composed resource the connection details of a
 // Secret, as Crossplane reads them from the resource's connection secret.
 func withConnectionSecret(t testing.TB, req *fnv1.RunFunctionRequest, resource, secretFile string) *fnv1.RunFunctionRequest {
@@ -138,6 +143,9 @@ func requestFor(t testing.TB, xr map[string]any, environments []map[string]any, 
 			items = append(items, &fnv1.Resource{Resource: mustStruct(t, e)})
 		}
 		req.RequiredResources = map[string]*fnv1.Resources{"environments": {Items: items}}
+		// The claim's namespace, which Crossplane reads once an environment admits
+		// namespaces by label (examples/environments/clusterstack-remote.yaml).
+		req.RequiredResources["namespace"] = &fnv1.Resources{Items: []*fnv1.Resource{{Resource: mustStruct(t, exampleNamespace)}}}
 	}
 	if len(observed) > 0 {
 		req.Observed.Resources = map[string]*fnv1.Resource{}

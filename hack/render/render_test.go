@@ -116,7 +116,7 @@ func TestRenderReadyShoot(t *testing.T) {
 	if status["phase"] != "Ready" {
 		t.Errorf("phase = %v, want Ready", status["phase"])
 	}
-	if status["apiServerURL"] != "https://api.shop-x7k2p.team1.gardener.example.com" {
+	if status["apiServerURL"] != "https://api.shop-6bru6k.team1.gardener.example.com" {
 		t.Errorf("apiServerURL = %v", status["apiServerURL"])
 	}
 }

@@ -91,6 +91,7 @@ func Generate(pkgPath string) ([]byte, error) {
 					{Name: "VERSION", Type: "string", JSONPath: ".status.kubernetes.version"},
 					{Name: "PHASE", Type: "string", JSONPath: ".status.phase"},
 					{Name: "API-SERVER", Type: "string", JSONPath: ".status.apiServerURL", Priority: 1},
+					{Name: "BACKEND-NAME", Type: "string", JSONPath: ".status.backend.name", Priority: 1},
 				},
 			}},
 		},

@@ -195,3 +195,13 @@ func ptrTo[T any](v T) *T { return &v }
 func className(cs *envv1alpha1.ClusterStack, v model.Version, stackVersion string) string {
 	return fmt.Sprintf("%s-%s-%d-%d-%s", cs.Provider, cs.Stack, v.Major, v.Minor, stackVersion)
 }
+
+// maxNameLength keeps every name derived from a Cluster's name within Kubernetes' 63
+// characters for label values: the Cluster name is the value of
+// cluster.x-k8s.io/cluster-name on every object of the cluster, and the remote collection's
+// name <cluster>-releases the value of provider-kubernetes' collection label. Cluster API
+// shortens the names it generates for MachineDeployments itself.
+const maxNameLength = 40
+
+// NameLength is the longest Cluster name: maxNameLength.
+func (Backend) NameLength(*model.Environment) int { return maxNameLength }

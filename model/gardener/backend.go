@@ -99,3 +99,9 @@ func namespace(g *model.Environment) string {
 	}
 	return "garden-" + g.Gardener.Project
 }
+
+// NameLength is what Gardener leaves for the Shoot's name: its project and Shoot names
+// together may have MaxProjectAndShootName characters.
+func (Backend) NameLength(env *model.Environment) int {
+	return MaxProjectAndShootName - len(env.Gardener.Project)
+}

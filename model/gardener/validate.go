@@ -29,9 +29,11 @@ func validate(req *model.Request, observed *gardencorev1beta1.Shoot) field.Error
 	project := req.Environment.Gardener.Project
 
 	if n := len(project) + len(name); n > MaxProjectAndShootName {
+		// Only a cluster built before names were derived (see model.NativeName) can have
+		// a name this long: it keeps it, and Gardener refuses it in this project.
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, fmt.Sprintf(
-			"Gardener allows %d characters for project and cluster name together; project %q has %d, so the cluster name may have %d (a claim's composite gets the claim name plus 6 characters)",
-			MaxProjectAndShootName, project, len(project), MaxProjectAndShootName-len(project))))
+			"Gardener allows %d characters for project and Shoot name together; project %q has %d, and the cluster's Shoot name %q has %d",
+			MaxProjectAndShootName, project, len(project), name, len(name))))
 	}
 	if strings.Contains(name, "--") {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, "Gardener does not allow '--' in Shoot names"))

@@ -26,7 +26,7 @@ func TestValidate(t *testing.T) {
 		},
 		"NameTooLongForTheProject": {
 			name: "a-rather-long-name",
-			want: []string{`metadata.name: Invalid value: "a-rather-long-name": Gardener allows 21 characters for project and cluster name together; project "team1" has 5, so the cluster name may have 16`},
+			want: []string{`metadata.name: Invalid value: "a-rather-long-name": Gardener allows 21 characters for project and Shoot name together; project "team1" has 5, and the cluster's Shoot name "a-rather-long-name" has 18`},
 		},
 		"DoubleDashInName": {
 			name: "shop--x",

@@ -170,3 +170,11 @@ func apiVersion(env *model.Environment) string {
 func clusterObjectName(cluster string) string { return cluster + "-cluster" }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// maxNameLength keeps the Magnum cluster's name, which OpenStack puts into the names of its
+// servers (and so their host names, 63 characters at most, with suffixes such as
+// -<hash>-node-12), short enough for all of them.
+const maxNameLength = 40
+
+// NameLength is the longest Magnum cluster name: maxNameLength.
+func (Backend) NameLength(*model.Environment) int { return maxNameLength }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
 
@@ -93,11 +94,11 @@ func clusterStackSpec(version string, defaultCount int64) map[string]any {
 }
 
 // waitCluster waits until the claim's CAPI Cluster exists and returns it with the
-// composite resource's name, which is also the Cluster's name.
-func waitCluster(ctx context.Context, t *testing.T, claim string) (string, *unstructured.Unstructured) {
+// composite resource's name and the Cluster's.
+func waitCluster(ctx context.Context, t *testing.T, claim string) (string, string, *unstructured.Unstructured) {
 	t.Helper()
-	xr := xrOf(ctx, t, claim)
-	return xr, waitRendered(ctx, t, capiClusters(), claim, xr, "Cluster "+clusterStackNamespace+"/"+xr)
+	xr, native := clusterOf(ctx, t, claim)
+	return xr, native, waitRendered(ctx, t, capiClusters(), claim, native, "Cluster "+clusterStackNamespace+"/"+native)
 }
 
 // machineDeployments returns the Cluster's topology MachineDeployments by name.
@@ -137,13 +138,13 @@ func TestClusterStackClaimCreatesCluster(t *testing.T) {
 	spec := clusterStackSpec("1.34", 3)
 	spec["maintenance"] = map[string]any{"window": map[string]any{"begin": "220000+0100", "end": "230000+0100"}}
 	apply(ctx, t, newClaim(name, spec))
-	xr, c := waitCluster(ctx, t, name)
+	_, native, c := waitCluster(ctx, t, name)
 	measure(t, "claim apply -> CAPI Cluster", start)
 
 	check := func(what string, got, want any) {
 		t.Helper()
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("Cluster %s: %s = %v, want %v", xr, what, got, want)
+			t.Errorf("Cluster %s: %s = %v, want %v", native, what, got, want)
 		}
 	}
 	field := func(path ...string) any {
@@ -169,7 +170,7 @@ func TestClusterStackClaimCreatesCluster(t *testing.T) {
 		got = append(got, n)
 	}
 	if !sameSet(got, want) {
-		t.Fatalf("Cluster %s: MachineDeployments %v, want %v", xr, got, want)
+		t.Fatalf("Cluster %s: MachineDeployments %v, want %v", native, got, want)
 	}
 	for _, zone := range []string{"az1", "az2", "az3"} {
 		md := mds["default-"+zone]
@@ -203,7 +204,7 @@ func TestClusterStackClaimCreatesCluster(t *testing.T) {
 	claim := rendered(ctx, t, name)
 	ref := fmt.Sprintf("%s/%s %s", str(claim, "status", "backend", "nativeRef", "namespace"),
 		str(claim, "status", "backend", "nativeRef", "name"), str(claim, "status", "backend", "nativeRef", "kind"))
-	check("claim's native reference", ref, clusterStackNamespace+"/"+xr+" Cluster")
+	check("claim's native reference", ref, clusterStackNamespace+"/"+native+" Cluster")
 	check("claim's backend", str(claim, "status", "backend", "type"), "clusterstack")
 	// Cluster API has no maintenance window: said on the claim, not silently dropped.
 	if c := conditionOf(claim, "SpecSupported"); c.Status != "False" || !strings.Contains(c.Message, "spec.maintenance") {
@@ -224,7 +225,7 @@ func TestClusterStackSimulated_AvailableMakesClaimReadyWithKubeconfig(t *testing
 	spec := clusterStackSpec("1.34", 3)
 	spec["writeConnectionSecretToRef"] = map[string]any{"name": name + "-conn"}
 	apply(ctx, t, newClaim(name, spec))
-	xr, c := waitCluster(ctx, t, name)
+	_, native, c := waitCluster(ctx, t, name)
 	rendered(ctx, t, name)
 
 	// Cluster API: the infrastructure provider sets the endpoint, the topology controller
@@ -233,7 +234,7 @@ func TestClusterStackSimulated_AvailableMakesClaimReadyWithKubeconfig(t *testing
 	server := fmt.Sprintf("https://%s:%d", host, port)
 	start := time.Now()
 	endpoint := fmt.Sprintf(`{"spec":{"controlPlaneEndpoint":{"host":%q,"port":%d}}}`, host, port)
-	c, err := capiClusters().Patch(ctx, xr, types.MergePatchType, []byte(endpoint), metav1.PatchOptions{FieldManager: managerCAPI})
+	c, err := capiClusters().Patch(ctx, native, types.MergePatchType, []byte(endpoint), metav1.PatchOptions{FieldManager: managerCAPI})
 	if err != nil {
 		t.Fatalf("setting the Cluster's endpoint as Cluster API would: %v", err)
 	}
@@ -254,7 +255,7 @@ func TestClusterStackSimulated_AvailableMakesClaimReadyWithKubeconfig(t *testing
 	}, managerCAPI)
 
 	// Available, but no kubeconfig yet: the backend is ready, the claim is not.
-	claim := waitClaim(ctx, t, deadline, name, "BackendReady=True/Available", hasCondition("BackendReady", "True", "Available"))
+	claim := waitClaim(ctx, t, deadline, name, "BackendReady=True/Available", hasCondition(kaasv1alpha1.ConditionBackendReady, "True", "Available"))
 	if c := conditionOf(claim, "Ready"); c.Status == "True" {
 		t.Errorf("claim is Ready before Cluster API wrote the kubeconfig Secret: %v", c)
 	}
@@ -262,14 +263,14 @@ func TestClusterStackSimulated_AvailableMakesClaimReadyWithKubeconfig(t *testing
 	// Cluster API writes the kubeconfig Secret <cluster>-kubeconfig, key value.
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: xr + "-kubeconfig", Namespace: clusterStackNamespace,
-			Labels: map[string]string{"cluster.x-k8s.io/cluster-name": xr},
+			Name: native + "-kubeconfig", Namespace: clusterStackNamespace,
+			Labels: map[string]string{"cluster.x-k8s.io/cluster-name": native},
 			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: "cluster.x-k8s.io/v1beta2", Kind: "Cluster", Name: xr, UID: c.GetUID(),
+				APIVersion: "cluster.x-k8s.io/v1beta2", Kind: "Cluster", Name: native, UID: c.GetUID(),
 			}},
 		},
 		Type: "cluster.x-k8s.io/secret",
-		Data: map[string][]byte{"value": simulatedKubeconfig(t, xr, server)},
+		Data: map[string][]byte{"value": simulatedKubeconfig(t, native, server)},
 	}
 	if _, err := cp.Client.CoreV1().Secrets(clusterStackNamespace).Create(ctx, secret, metav1.CreateOptions{FieldManager: managerCAPI}); err != nil {
 		t.Fatalf("writing the kubeconfig Secret as Cluster API would: %v", err)
@@ -298,7 +299,7 @@ func TestClusterStackScaleAndMinorUpgradeChangeClusterInPlace(t *testing.T) {
 	const name = "capiup"
 
 	apply(ctx, t, newClaim(name, clusterStackSpec("1.33", 3)))
-	xr, before := waitCluster(ctx, t, name)
+	xr, native, before := waitCluster(ctx, t, name)
 	rendered(ctx, t, name)
 	if got := str(before, "spec", "topology", "classRef", "name"); got != "openstack-scs2-1-33-v4" {
 		t.Fatalf("classRef = %q, want openstack-scs2-1-33-v4", got)
@@ -307,13 +308,13 @@ func TestClusterStackScaleAndMinorUpgradeChangeClusterInPlace(t *testing.T) {
 	changed := func(what string, cond func(*unstructured.Unstructured) error) *unstructured.Unstructured {
 		t.Helper()
 		start := time.Now()
-		c := waitObject(ctx, t, capiClusters(), xr, "Cluster "+xr+": "+what, cond)
+		c := waitObject(ctx, t, capiClusters(), native, "Cluster "+native+": "+what, cond)
 		measure(t, "claim update ("+what+") -> Cluster updated", start)
 		if c.GetUID() != before.GetUID() {
-			t.Fatalf("Cluster %s was replaced (UID %s, before %s)", xr, c.GetUID(), before.GetUID())
+			t.Fatalf("Cluster %s was replaced (UID %s, before %s)", native, c.GetUID(), before.GetUID())
 		}
 		if c.GetGeneration() <= before.GetGeneration() {
-			t.Errorf("Cluster %s generation %d, before %d", xr, c.GetGeneration(), before.GetGeneration())
+			t.Errorf("Cluster %s generation %d, before %d", native, c.GetGeneration(), before.GetGeneration())
 		}
 		return c
 	}
@@ -345,15 +346,15 @@ func TestClusterStackScaleAndMinorUpgradeChangeClusterInPlace(t *testing.T) {
 	// the message lists what is offered, the Cluster stays as it is.
 	refusedBefore := refusals(t, xr)
 	apply(ctx, t, newClaim(name, clusterStackSpec("1.35", 6)))
-	claim := waitClaim(ctx, t, deadline, name, "Rendered=False", hasCondition("Rendered", "False", ""))
-	msg := conditionOf(claim, "Rendered").Message
+	claim := waitClaim(ctx, t, deadline, name, "Rendered=False", hasCondition(kaasv1alpha1.ConditionRendered, "False", ""))
+	msg := conditionOf(claim, kaasv1alpha1.ConditionRendered).Message
 	for _, want := range []string{"spec.kubernetes.version", "openstack-scs2-1-35-v1", "not ready", "1.34"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Rendered message does not say %q: %s", want, msg)
 		}
 	}
 	waitRefusals(ctx, t, xr, refusedBefore)
-	now, err := capiClusters().Get(ctx, xr, metav1.GetOptions{})
+	now, err := capiClusters().Get(ctx, native, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

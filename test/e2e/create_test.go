@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,13 +40,13 @@ func TestClaimCreatesShoot(t *testing.T) {
 			map[string]any{"name": "fixed", "machineType": "SCS-2V-4", "count": int64(3)},
 		},
 	}))
-	xr, shoot := waitShoot(ctx, t, name)
+	_, native, shoot := waitShoot(ctx, t, name)
 	measure(t, "claim apply -> Shoot in the garden cluster", start)
 
-	// The Shoot: named after the composite resource, in the project's namespace, with
-	// the claim's fields and the environment's.
-	if shoot.GetName() != xr || shoot.GetNamespace() != gardenNamespace {
-		t.Errorf("Shoot is %s/%s, want %s/%s", shoot.GetNamespace(), shoot.GetName(), gardenNamespace, xr)
+	// The Shoot: named after the claim (its name and a hash of its namespace and name), in
+	// the project's namespace, with the claim's fields and the environment's.
+	if !strings.HasPrefix(native, name+"-") || shoot.GetName() != native || shoot.GetNamespace() != gardenNamespace {
+		t.Errorf("Shoot is %s/%s, want %s/%s-<hash>", shoot.GetNamespace(), shoot.GetName(), gardenNamespace, name)
 	}
 	for _, f := range []struct {
 		path []string
@@ -62,7 +64,7 @@ func TestClaimCreatesShoot(t *testing.T) {
 		{[]string{"spec", "maintenance", "timeWindow", "begin"}, "030000+0000"},
 		{[]string{"spec", "maintenance", "timeWindow", "end"}, "040000+0000"},
 		{[]string{"spec", "provider", "infrastructureConfig", "networks", "workers"}, "10.42.0.0/16"},
-		{[]string{"metadata", "labels", "kaas.scs.community/cluster"}, xr},
+		{[]string{"metadata", "labels", "kaas.scs.community/cluster"}, native},
 		// Not protected (purpose evaluation): Gardener may delete it.
 		{[]string{"metadata", "annotations", "confirmation.gardener.cloud/deletion"}, "true"},
 	} {
@@ -97,7 +99,7 @@ func TestClaimCreatesShoot(t *testing.T) {
 	}
 
 	// The Object around it: aimed at the garden, deletable.
-	obj, err := objects().Get(ctx, xr+"-shoot", metav1.GetOptions{})
+	obj, err := objects().Get(ctx, native+"-shoot", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,18 +111,18 @@ func TestClaimCreatesShoot(t *testing.T) {
 	}
 
 	// The AdminKubeconfig that will fetch the Shoot's kubeconfig.
-	ak, err := adminKubeconfigs().Get(ctx, xr+"-kubeconfig", metav1.GetOptions{})
+	ak, err := adminKubeconfigs().Get(ctx, native+"-kubeconfig", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("AdminKubeconfig for the Shoot: %v", err)
 	}
-	if ns, name := str(ak, "spec", "forProvider", "namespace"), str(ak, "spec", "forProvider", "shootName"); ns != gardenNamespace || name != xr {
-		t.Errorf("AdminKubeconfig is for Shoot %s/%s, want %s/%s", ns, name, gardenNamespace, xr)
+	if ns, name := str(ak, "spec", "forProvider", "namespace"), str(ak, "spec", "forProvider", "shootName"); ns != gardenNamespace || name != native {
+		t.Errorf("AdminKubeconfig is for Shoot %s/%s, want %s/%s", ns, name, gardenNamespace, native)
 	}
 
 	// The claim: rendered, pointing at the Shoot, waiting for Gardener.
 	claim := waitClaim(ctx, t, deadline, name, "Rendered, BackendReady=False/Pending, Provisioning", allOf(
-		hasCondition("Rendered", "True", "Rendered"),
-		hasCondition("BackendReady", "False", "Pending"),
+		hasCondition(kaasv1alpha1.ConditionRendered, "True", kaasv1alpha1.ReasonRendered),
+		hasCondition(kaasv1alpha1.ConditionBackendReady, "False", kaasv1alpha1.ReasonPending),
 		fieldIs("Provisioning", "status", "phase"),
 	))
 	for _, f := range []struct {
@@ -131,7 +133,7 @@ func TestClaimCreatesShoot(t *testing.T) {
 		{[]string{"status", "backend", "environment"}, exampleEnvironment},
 		{[]string{"status", "backend", "nativeRef", "kind"}, "Shoot"},
 		{[]string{"status", "backend", "nativeRef", "namespace"}, gardenNamespace},
-		{[]string{"status", "backend", "nativeRef", "name"}, xr},
+		{[]string{"status", "backend", "nativeRef", "name"}, native},
 	} {
 		if got := str(claim, f.path...); got != f.want {
 			t.Errorf("claim %v = %q, want %q", f.path, got, f.want)

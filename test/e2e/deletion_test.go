@@ -21,7 +21,7 @@ func TestDeleteUnprotectedClaimRemovesShoot(t *testing.T) {
 	const name = "delfree"
 
 	apply(ctx, t, newClaim(name, smallSpec("1.34", 1, 3)))
-	xr, shoot := waitShoot(ctx, t, name)
+	xr, native, shoot := waitShoot(ctx, t, name)
 	rendered(ctx, t, name)
 	// Everything a deletion needs is in place before it starts: functions do not run on
 	// deletion.
@@ -33,10 +33,10 @@ func TestDeleteUnprotectedClaimRemovesShoot(t *testing.T) {
 	if err := claims().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		t.Fatalf("deleting an unprotected claim: %v", err)
 	}
-	waitFor(ctx, t, deadline, "Shoot "+xr+" deleted", gone(shoots(), xr))
+	waitFor(ctx, t, deadline, "Shoot "+native+" deleted", gone(shoots(), native))
 	measure(t, "claim delete -> Shoot gone", start)
-	waitFor(ctx, t, deadline, "Object "+xr+"-shoot deleted", gone(objects(), xr+"-shoot"))
-	waitFor(ctx, t, deadline, "AdminKubeconfig "+xr+"-kubeconfig deleted", gone(adminKubeconfigs(), xr+"-kubeconfig"))
+	waitFor(ctx, t, deadline, "Object "+native+"-shoot deleted", gone(objects(), native+"-shoot"))
+	waitFor(ctx, t, deadline, "AdminKubeconfig "+native+"-kubeconfig deleted", gone(adminKubeconfigs(), native+"-kubeconfig"))
 	waitFor(ctx, t, deadline, "composite "+xr+" deleted", gone(xrs(), xr))
 	waitFor(ctx, t, deadline, "claim "+name+" deleted", gone(claims(), name))
 	measure(t, "claim delete -> claim, composite and Object gone", start)
@@ -80,12 +80,12 @@ func TestDeleteProtectedClaimRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := testContext(t)
 			apply(ctx, t, newClaim(tc.claim, tc.spec(true)))
-			xr, shoot := waitShoot(ctx, t, tc.claim)
+			xr, native, shoot := waitShoot(ctx, t, tc.claim)
 			rendered(ctx, t, tc.claim)
 			if _, ok := shoot.GetAnnotations()[confirmDeletion]; ok {
 				t.Errorf("protected Shoot carries %s", confirmDeletion)
 			}
-			obj, err := objects().Get(ctx, xr+"-shoot", metav1.GetOptions{})
+			obj, err := objects().Get(ctx, native+"-shoot", metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,17 +124,17 @@ func TestDeleteProtectedClaimRefused(t *testing.T) {
 			if claim.GetDeletionTimestamp() != nil {
 				t.Errorf("protected claim is being deleted")
 			}
-			assertShootUntouched(ctx, t, xr, shoot)
+			assertShootUntouched(ctx, t, native, shoot)
 
 			// Release it as docs/deletion-protection.md says: protection off, wait until
 			// the function has armed the deletion, delete.
 			apply(ctx, t, newClaim(tc.claim, tc.spec(false)))
 			waitFor(ctx, t, deadline, "Object deletionPolicy Delete and Shoot confirmed for deletion", func(ctx context.Context) (bool, error) {
-				obj, err := objects().Get(ctx, xr+"-shoot", metav1.GetOptions{})
+				obj, err := objects().Get(ctx, native+"-shoot", metav1.GetOptions{})
 				if err != nil {
 					return false, err
 				}
-				s, err := shoots().Get(ctx, xr, metav1.GetOptions{})
+				s, err := shoots().Get(ctx, native, metav1.GetOptions{})
 				if err != nil {
 					return false, err
 				}
@@ -144,7 +144,7 @@ func TestDeleteProtectedClaimRefused(t *testing.T) {
 			if err := claims().Delete(ctx, tc.claim, metav1.DeleteOptions{}); err != nil {
 				t.Fatalf("deleting the released claim: %v", err)
 			}
-			waitFor(ctx, t, deadline, "Shoot "+xr+" deleted", gone(shoots(), xr))
+			waitFor(ctx, t, deadline, "Shoot "+native+" deleted", gone(shoots(), native))
 		})
 	}
 }

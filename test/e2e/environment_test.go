@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
 
@@ -35,7 +36,7 @@ func TestEnvironmentUnavailableLeavesShootUntouched(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			want: []string{`environment "` + exampleEnvironment + `" does not exist`},
+			want: []string{`environment "` + exampleEnvironment + `", where this cluster runs, does not exist any more`},
 		},
 		{
 			name:  "ambiguous",
@@ -55,16 +56,16 @@ func TestEnvironmentUnavailableLeavesShootUntouched(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := testContext(t)
 			apply(ctx, t, newClaim(tc.claim, smallSpec("1.34", 1, 3)))
-			xr, shoot := waitShoot(ctx, t, tc.claim)
+			xr, native, shoot := waitShoot(ctx, t, tc.claim)
 			rendered(ctx, t, tc.claim)
 			before := refusals(t, xr)
 
 			t.Cleanup(func() { restoreEnvironment(t) })
 			tc.breakEnv(ctx, t)
 
-			claim := waitClaim(ctx, t, deadline, tc.claim, "Rendered=False/EnvironmentUnavailable",
-				hasCondition("Rendered", "False", "EnvironmentUnavailable"))
-			msg := conditionOf(claim, "Rendered").Message
+			claim := waitClaim(ctx, t, deadline, tc.claim, "Rendered=False/"+kaasv1alpha1.ReasonEnvironmentUnavailable,
+				hasCondition(kaasv1alpha1.ConditionRendered, "False", kaasv1alpha1.ReasonEnvironmentUnavailable))
+			msg := conditionOf(claim, kaasv1alpha1.ConditionRendered).Message
 			for _, w := range tc.want {
 				if !strings.Contains(msg, w) {
 					t.Errorf("Rendered message does not say %q: %s", w, msg)
@@ -74,15 +75,15 @@ func TestEnvironmentUnavailableLeavesShootUntouched(t *testing.T) {
 			start := time.Now()
 			waitRefusals(ctx, t, xr, before)
 			t.Logf("%d refused reconciles within %.1fs", refusals(t, xr)-before, time.Since(start).Seconds())
-			assertShootUntouched(ctx, t, xr, shoot)
-			if c := conditionOf(claim, "Rendered"); c.Status != "False" {
+			assertShootUntouched(ctx, t, native, shoot)
+			if c := conditionOf(claim, kaasv1alpha1.ConditionRendered); c.Status != "False" {
 				t.Errorf("claim Rendered = %v", c)
 			}
 
 			// The environment is back: the claim renders again, still the same Shoot.
 			restoreEnvironment(t)
 			rendered(ctx, t, tc.claim)
-			assertShootUntouched(ctx, t, xr, shoot)
+			assertShootUntouched(ctx, t, native, shoot)
 		})
 	}
 }

@@ -24,7 +24,7 @@ func TestFunctionKilledAndRestarted(t *testing.T) {
 	const name = "restart"
 
 	apply(ctx, t, newClaim(name, smallSpec("1.34", 1, 3)))
-	xr, shoot := waitShoot(ctx, t, name)
+	xr, native, shoot := waitShoot(ctx, t, name)
 	rendered(ctx, t, name)
 
 	// Whatever happens below, later tests need the function.
@@ -68,13 +68,13 @@ func TestFunctionKilledAndRestarted(t *testing.T) {
 				return poolMax(x) == outage.maxNodes, nil
 			})
 			outage.whileDown(ctx, t)
-			assertShootUntouched(ctx, t, xr, shoot)
+			assertShootUntouched(ctx, t, native, shoot)
 
 			start := time.Now()
 			if err := env.StartFunction(ctx); err != nil {
 				t.Fatal(err)
 			}
-			updated := waitShootMatches(ctx, t, faultDeadline, xr, fmt.Sprintf("pool default max %d after the restart", outage.maxNodes), func(s *unstructured.Unstructured) bool {
+			updated := waitShootMatches(ctx, t, faultDeadline, native, fmt.Sprintf("pool default max %d after the restart", outage.maxNodes), func(s *unstructured.Unstructured) bool {
 				return workers(s)["default"]["maximum"] == outage.maxNodes
 			})
 			measure(t, "function restarted after a "+outage.name+" outage -> pending change on the Shoot", start)

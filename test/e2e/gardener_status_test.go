@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
@@ -28,11 +29,11 @@ func TestGardenerSimulated_SucceededMakesClaimReady(t *testing.T) {
 	spec := smallSpec("1.34", 1, 3)
 	spec["writeConnectionSecretToRef"] = map[string]any{"name": name + "-kubeconfig"}
 	apply(ctx, t, newClaim(name, spec))
-	xr, _ := waitShoot(ctx, t, name)
+	xr, native, _ := waitShoot(ctx, t, name)
 	rendered(ctx, t, name)
 
 	start := time.Now()
-	shoot, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, xr, gardensim.Healthy)
+	shoot, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, native, gardensim.Healthy)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +45,8 @@ func TestGardenerSimulated_SucceededMakesClaimReady(t *testing.T) {
 	measure(t, "simulated Gardener status Succeeded -> claim Ready", start)
 
 	for _, c := range []struct{ typ, status, reason string }{
-		{"BackendReady", "True", "Healthy"},
-		{"Rendered", "True", "Rendered"},
+		{kaasv1alpha1.ConditionBackendReady, "True", "Healthy"},
+		{kaasv1alpha1.ConditionRendered, "True", kaasv1alpha1.ReasonRendered},
 		{"Synced", "True", ""},
 	} {
 		if got := conditionOf(claim, c.typ); got.Status != c.status || (c.reason != "" && got.Reason != c.reason) {
@@ -100,18 +101,18 @@ func TestGardenerSimulated_QuotaErrorReachesClaim(t *testing.T) {
 	const name = "quota"
 
 	apply(ctx, t, newClaim(name, smallSpec("1.34", 1, 3)))
-	xr, _ := waitShoot(ctx, t, name)
+	_, native, _ := waitShoot(ctx, t, name)
 	rendered(ctx, t, name)
 
 	start := time.Now()
-	if _, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, xr, gardensim.QuotaExceeded); err != nil {
+	if _, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, native, gardensim.QuotaExceeded); err != nil {
 		t.Fatal(err)
 	}
 	claim := waitClaim(ctx, t, deadline, name, "BackendReady=False/"+gardensim.QuotaErrorCode,
-		hasCondition("BackendReady", "False", gardensim.QuotaErrorCode))
+		hasCondition(kaasv1alpha1.ConditionBackendReady, "False", gardensim.QuotaErrorCode))
 	measure(t, "simulated Gardener quota error -> claim BackendReady reason", start)
 
-	if msg := conditionOf(claim, "BackendReady").Message; !strings.Contains(msg, "Quota exceeded") {
+	if msg := conditionOf(claim, kaasv1alpha1.ConditionBackendReady).Message; !strings.Contains(msg, "Quota exceeded") {
 		t.Errorf("BackendReady message does not carry Gardener's words: %q", msg)
 	}
 	if c := conditionOf(claim, "Ready"); c.Status == "True" {
@@ -119,11 +120,11 @@ func TestGardenerSimulated_QuotaErrorReachesClaim(t *testing.T) {
 	}
 
 	// Gardener retries and succeeds: the error clears.
-	if _, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, xr, gardensim.Healthy); err != nil {
+	if _, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, native, gardensim.Healthy); err != nil {
 		t.Fatal(err)
 	}
 	waitClaim(ctx, t, deadline, name, "Ready after the error cleared", allOf(
-		hasCondition("Ready", "True", ""), hasCondition("BackendReady", "True", "Healthy")))
+		hasCondition("Ready", "True", ""), hasCondition(kaasv1alpha1.ConditionBackendReady, "True", "Healthy")))
 }
 
 func hasReady(obj *unstructured.Unstructured) bool { return conditionOf(obj, "Ready").Status == "True" }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
@@ -39,8 +40,9 @@ const (
 )
 
 // Clients for the resources the tests touch.
-func claims() dynamic.ResourceInterface {
-	return cp.Dynamic.Resource(claimGVR).Namespace(claimNamespace)
+func claims() dynamic.ResourceInterface { return claimsIn(claimNamespace) }
+func claimsIn(namespace string) dynamic.ResourceInterface {
+	return cp.Dynamic.Resource(claimGVR).Namespace(namespace)
 }
 func xrs() dynamic.ResourceInterface              { return cp.Dynamic.Resource(xrGVR) }
 func objects() dynamic.ResourceInterface          { return cp.Dynamic.Resource(objectGVR) }
@@ -57,14 +59,17 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// newClaim is an SCSCluster claim in claimNamespace. Claim names stay within 10
-// characters: Gardener allows 21 for project and Shoot name together, and the Shoot is
-// named after the composite resource (claim name + 6).
+// newClaim is an SCSCluster claim in claimNamespace.
 func newClaim(name string, spec map[string]any) *unstructured.Unstructured {
+	return newClaimIn(claimNamespace, name, spec)
+}
+
+// newClaimIn is an SCSCluster claim in a namespace.
+func newClaimIn(namespace, name string, spec map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kaas.scs.community/v1alpha1",
 		"kind":       "SCSCluster",
-		"metadata":   map[string]any{"name": name, "namespace": claimNamespace},
+		"metadata":   map[string]any{"name": name, "namespace": namespace},
 		"spec":       spec,
 	}}
 }
@@ -102,40 +107,53 @@ func getClaim(ctx context.Context, name string) (*unstructured.Unstructured, err
 	return claims().Get(ctx, name, metav1.GetOptions{})
 }
 
-// xrOf waits until a claim is bound and returns its composite resource's name, which is
-// also the Shoot's name.
-func xrOf(ctx context.Context, t *testing.T, claimName string) string {
+// clusterOf waits until a claim is bound and rendered, and returns its composite resource's
+// name and the cluster's name in the backend (status.backend.name), which every native
+// object is named after.
+func clusterOf(ctx context.Context, t *testing.T, claimName string) (xr, native string) {
 	t.Helper()
-	var xr string
-	waitFor(ctx, t, deadline, "claim "+claimName+" bound to a composite resource", func(ctx context.Context) (bool, error) {
-		c, err := getClaim(ctx, claimName)
+	return clusterOfIn(ctx, t, claimNamespace, claimName)
+}
+
+// clusterOfIn is clusterOf for a claim in another namespace.
+func clusterOfIn(ctx context.Context, t *testing.T, namespace, claimName string) (xr, native string) {
+	t.Helper()
+	waitFor(ctx, t, deadline, "claim "+namespace+"/"+claimName+" bound to a composite resource with a name in the backend", func(ctx context.Context) (bool, error) {
+		c, err := claimsIn(namespace).Get(ctx, claimName, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		xr, _, _ = unstructured.NestedString(c.Object, "spec", "resourceRef", "name")
-		return xr != "", nil
+		if xr, _, _ = unstructured.NestedString(c.Object, "spec", "resourceRef", "name"); xr == "" {
+			return false, nil
+		}
+		x, err := xrs().Get(ctx, xr, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		native = str(x, "status", "backend", "name")
+		return native != "", fmt.Errorf("claim Rendered is %v", conditionOf(c, kaasv1alpha1.ConditionRendered))
 	})
-	return xr
+	return xr, native
 }
 
 // waitShoot waits until the Shoot of a claim exists in the garden cluster and returns it
-// with the composite resource's name.
-func waitShoot(ctx context.Context, t *testing.T, claimName string) (string, *unstructured.Unstructured) {
+// with the composite resource's name and the Shoot's.
+func waitShoot(ctx context.Context, t *testing.T, claimName string) (string, string, *unstructured.Unstructured) {
 	t.Helper()
-	xr := xrOf(ctx, t, claimName)
+	xr, native := clusterOf(ctx, t, claimName)
 	var shoot *unstructured.Unstructured
-	waitFor(ctx, t, deadline, "Shoot "+gardenNamespace+"/"+xr+" in the garden cluster", func(ctx context.Context) (bool, error) {
+	waitFor(ctx, t, deadline, "Shoot "+gardenNamespace+"/"+native+" in the garden cluster", func(ctx context.Context) (bool, error) {
 		var err error
-		if shoot, err = shoots().Get(ctx, xr, metav1.GetOptions{}); err == nil {
+		if shoot, err = shoots().Get(ctx, native, metav1.GetOptions{}); err == nil {
 			return true, nil
 		}
 		// Say why, when the claim knows: the function may have refused the spec.
 		if c, cerr := getClaim(ctx, claimName); cerr == nil {
-			return false, fmt.Errorf("%w; claim Rendered is %v, Synced is %v", err, conditionOf(c, "Rendered"), conditionOf(c, "Synced"))
+			return false, fmt.Errorf("%w; claim Rendered is %v, Synced is %v", err, conditionOf(c, kaasv1alpha1.ConditionRendered), conditionOf(c, "Synced"))
 		}
 		return false, err
 	})
-	return xr, shoot
+	return xr, native, shoot
 }
 
 // waitShootMatches waits until the claim's Shoot satisfies cond and returns it.
@@ -156,10 +174,16 @@ func waitShootMatches(ctx context.Context, t *testing.T, timeout time.Duration, 
 // when it is not satisfied, so that a timeout says more than "timed out".
 func waitClaim(ctx context.Context, t *testing.T, timeout time.Duration, name, what string, cond func(*unstructured.Unstructured) error) *unstructured.Unstructured {
 	t.Helper()
+	return waitClaimIn(ctx, t, timeout, claimNamespace, name, what, cond)
+}
+
+// waitClaimIn is waitClaim for a claim in another namespace.
+func waitClaimIn(ctx context.Context, t *testing.T, timeout time.Duration, namespace, name, what string, cond func(*unstructured.Unstructured) error) *unstructured.Unstructured {
+	t.Helper()
 	var claim *unstructured.Unstructured
 	waitFor(ctx, t, timeout, "claim "+name+": "+what, func(ctx context.Context) (bool, error) {
 		var err error
-		if claim, err = getClaim(ctx, name); err != nil {
+		if claim, err = claimsIn(namespace).Get(ctx, name, metav1.GetOptions{}); err != nil {
 			return false, err
 		}
 		err = cond(claim)
@@ -226,7 +250,7 @@ func fieldIs(want string, path ...string) func(*unstructured.Unstructured) error
 func rendered(ctx context.Context, t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()
 	return waitClaim(ctx, t, deadline, name, "Synced and Rendered", allOf(
-		hasCondition("Synced", "True", ""), hasCondition("Rendered", "True", "")))
+		hasCondition("Synced", "True", ""), hasCondition(kaasv1alpha1.ConditionRendered, "True", "")))
 }
 
 // str reads a string field.
@@ -270,17 +294,17 @@ func assertUntouched(t *testing.T, before, now *unstructured.Unstructured) {
 }
 
 // assertShootUntouched re-reads the Shoot and the Object around it and fails unless both
-// are still there, unchanged.
-func assertShootUntouched(ctx context.Context, t *testing.T, xr string, before *unstructured.Unstructured) {
+// are still there, unchanged. native is the cluster's name in the backend.
+func assertShootUntouched(ctx context.Context, t *testing.T, native string, before *unstructured.Unstructured) {
 	t.Helper()
-	now, err := shoots().Get(ctx, xr, metav1.GetOptions{})
+	now, err := shoots().Get(ctx, native, metav1.GetOptions{})
 	if err != nil {
-		t.Fatalf("Shoot %s: %v", xr, err)
+		t.Fatalf("Shoot %s: %v", native, err)
 	}
 	assertUntouched(t, before, now)
-	obj, err := objects().Get(ctx, xr+"-shoot", metav1.GetOptions{})
+	obj, err := objects().Get(ctx, native+"-shoot", metav1.GetOptions{})
 	if err != nil {
-		t.Fatalf("Object %s-shoot: %v", xr, err)
+		t.Fatalf("Object %s-shoot: %v", native, err)
 	}
 	if obj.GetDeletionTimestamp() != nil {
 		t.Errorf("Object %s is being deleted", obj.GetName())

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"strings"
 	"testing"
 	"time"
@@ -55,16 +56,16 @@ func magnumSpec(version, machineType string, withGPUPool bool) map[string]any {
 }
 
 // waitClusterV1 waits until the claim's ClusterV1 exists and returns it with the composite
-// resource's name.
-func waitClusterV1(ctx context.Context, t *testing.T, claim string) (string, *unstructured.Unstructured) {
+// resource's name and the cluster's name in Magnum.
+func waitClusterV1(ctx context.Context, t *testing.T, claim string) (string, string, *unstructured.Unstructured) {
 	t.Helper()
-	xr := xrOf(ctx, t, claim)
-	return xr, waitRendered(ctx, t, clusterV1s(), claim, xr+"-cluster", "ClusterV1 "+xr+"-cluster")
+	xr, native := clusterOf(ctx, t, claim)
+	return xr, native, waitRendered(ctx, t, clusterV1s(), claim, native+"-cluster", "ClusterV1 "+native+"-cluster")
 }
 
-// nodegroupsOf lists the NodegroupV1s of a composite resource.
-func nodegroupsOf(ctx context.Context, xr string) ([]unstructured.Unstructured, error) {
-	l, err := nodegroupV1s().List(ctx, metav1.ListOptions{LabelSelector: labelCluster + "=" + xr})
+// nodegroupsOf lists the NodegroupV1s of a cluster, by its name in Magnum.
+func nodegroupsOf(ctx context.Context, native string) ([]unstructured.Unstructured, error) {
+	l, err := nodegroupV1s().List(ctx, metav1.ListOptions{LabelSelector: labelCluster + "=" + native})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,7 @@ func TestMagnumSimulated_NodegroupAfterClusterIDAndKubeconfig(t *testing.T) {
 	spec := magnumSpec("1.34", "SCS-4V-8", true)
 	spec["writeConnectionSecretToRef"] = map[string]any{"name": name + "-conn"}
 	apply(ctx, t, newClaim(name, spec))
-	xr, cluster := waitClusterV1(ctx, t, name)
+	_, native, cluster := waitClusterV1(ctx, t, name)
 	measure(t, "claim apply -> ClusterV1", start)
 	assertFields(t, cluster, map[string]string{
 		"spec.forProvider.clusterTemplateId":        magnumTemplate134,
@@ -104,7 +105,7 @@ func TestMagnumSimulated_NodegroupAfterClusterIDAndKubeconfig(t *testing.T) {
 		"spec.forProvider.keypair":                  "platform-ops",
 		"spec.forProvider.masterCount":              "1",
 		"spec.providerConfigRef.name":               "openstack",
-		"spec.writeConnectionSecretToRef.name":      xr + "-magnum",
+		"spec.writeConnectionSecretToRef.name":      native + "-magnum",
 		"spec.forProvider.labels.availability_zone": "nova",
 	})
 
@@ -116,7 +117,7 @@ func TestMagnumSimulated_NodegroupAfterClusterIDAndKubeconfig(t *testing.T) {
 		return nil
 	})
 	t.Logf("pool gpu before the cluster id: %v", poolStatus(claim, "gpu")["pending"])
-	if ngs, err := nodegroupsOf(ctx, xr); err != nil || len(ngs) != 0 {
+	if ngs, err := nodegroupsOf(ctx, native); err != nil || len(ngs) != 0 {
 		t.Fatalf("NodegroupV1s before the cluster has an id: %d (%v)", len(ngs), err)
 	}
 
@@ -136,14 +137,14 @@ func TestMagnumSimulated_NodegroupAfterClusterIDAndKubeconfig(t *testing.T) {
 	// ... and published the kubeconfig Terraform's provider returned, as upjet does.
 	connSecret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: xr + "-magnum", Namespace: "crossplane-system",
+			Name: native + "-magnum", Namespace: "crossplane-system",
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: "containerinfra.openstack.crossplane.io/v1alpha1", Kind: "ClusterV1",
 				Name: cluster.GetName(), UID: cluster.GetUID(), Controller: ptrTo(true),
 			}},
 		},
 		Type: "connection.crossplane.io/v1alpha1",
-		Data: map[string][]byte{"attribute.kubeconfig.raw_config": simulatedKubeconfig(t, xr, apiAddress)},
+		Data: map[string][]byte{"attribute.kubeconfig.raw_config": simulatedKubeconfig(t, native, apiAddress)},
 	}
 	if _, err := cp.Client.CoreV1().Secrets("crossplane-system").Create(ctx, connSecret, metav1.CreateOptions{FieldManager: managerOpenStack}); err != nil {
 		t.Fatalf("writing the ClusterV1's connection secret as provider-openstack would: %v", err)
@@ -151,7 +152,7 @@ func TestMagnumSimulated_NodegroupAfterClusterIDAndKubeconfig(t *testing.T) {
 
 	var ng unstructured.Unstructured
 	waitFor(ctx, t, deadline, "a NodegroupV1 for pool gpu of Magnum cluster "+clusterID, func(ctx context.Context) (bool, error) {
-		ngs, err := nodegroupsOf(ctx, xr)
+		ngs, err := nodegroupsOf(ctx, native)
 		if err != nil || len(ngs) != 1 {
 			return false, fmt.Errorf("%d NodegroupV1s (%v)", len(ngs), err)
 		}
@@ -205,7 +206,7 @@ func TestMagnumUpgradeInPlaceAndForceNewChangeRefused(t *testing.T) {
 	const name = "magfn"
 
 	apply(ctx, t, newClaim(name, magnumSpec("1.33", "SCS-4V-8", false)))
-	xr, before := waitClusterV1(ctx, t, name)
+	xr, native, before := waitClusterV1(ctx, t, name)
 	rendered(ctx, t, name)
 	if got := str(before, "spec", "forProvider", "clusterTemplateId"); got != magnumTemplate133 {
 		t.Fatalf("clusterTemplateId = %q, want the 1.33 template %s", got, magnumTemplate133)
@@ -213,7 +214,7 @@ func TestMagnumUpgradeInPlaceAndForceNewChangeRefused(t *testing.T) {
 
 	start := time.Now()
 	apply(ctx, t, newClaim(name, magnumSpec("1.34", "SCS-4V-8", false)))
-	upgraded := waitObject(ctx, t, clusterV1s(), xr+"-cluster", "ClusterV1 on the 1.34 template", func(c *unstructured.Unstructured) error {
+	upgraded := waitObject(ctx, t, clusterV1s(), native+"-cluster", "ClusterV1 on the 1.34 template", func(c *unstructured.Unstructured) error {
 		if got := str(c, "spec", "forProvider", "clusterTemplateId"); got != magnumTemplate134 {
 			return fmt.Errorf("clusterTemplateId %s", got)
 		}
@@ -227,15 +228,15 @@ func TestMagnumUpgradeInPlaceAndForceNewChangeRefused(t *testing.T) {
 
 	refusedBefore := refusals(t, xr)
 	apply(ctx, t, newClaim(name, magnumSpec("1.34", "SCS-8V-32", false)))
-	claim := waitClaim(ctx, t, deadline, name, "Rendered=False", hasCondition("Rendered", "False", ""))
-	msg := conditionOf(claim, "Rendered").Message
+	claim := waitClaim(ctx, t, deadline, name, "Rendered=False", hasCondition(kaasv1alpha1.ConditionRendered, "False", ""))
+	msg := conditionOf(claim, kaasv1alpha1.ConditionRendered).Message
 	for _, want := range []string{"spec.nodePools[0].machineType", "flavor", "SCS-4V-8", "SCS-8V-32"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Rendered message does not say %q: %s", want, msg)
 		}
 	}
 	waitRefusals(ctx, t, xr, refusedBefore)
-	now, err := clusterV1s().Get(ctx, xr+"-cluster", metav1.GetOptions{})
+	now, err := clusterV1s().Get(ctx, native+"-cluster", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

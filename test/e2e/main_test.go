@@ -29,6 +29,12 @@ import (
 const (
 	// claimNamespace is where the tests' claims live, as in examples/claims.
 	claimNamespace = "team1"
+	// otherTeamNamespace is a second team the example environments admit; labNamespace
+	// a namespace admitted by its labels (examples/environments/clusterstack-remote.yaml);
+	// outsiderNamespace one that no environment admits.
+	otherTeamNamespace = "team2"
+	labNamespace       = "lab"
+	outsiderNamespace  = "outsider"
 	// gardenProject is the Gardener project of the example environment; Shoots live in
 	// its namespace in the garden cluster.
 	gardenProject   = "team1"
@@ -86,6 +92,7 @@ func run(m *testing.M) int {
 			filepath.Join(repoRoot, "compositions"),
 			filepath.Join(repoRoot, "examples", "environments"),
 			filepath.Join(repoRoot, "package", "deletion-protection.yaml"),
+			filepath.Join(repoRoot, "package", "rbac.yaml"),
 			filepath.Join(repoRoot, kubeconfigprovider.CRDDir),
 		}, crds...),
 		Logf: logf,
@@ -101,9 +108,14 @@ func run(m *testing.M) int {
 			return fail("starting provider-gardener-kubeconfig: %v", err)
 		}
 		logf("MEASURE control plane start to ready: %.1fs", time.Since(start).Seconds())
-		// The claims' namespace, and the Cluster Stacks environment's namespace for Clusters.
-		for _, name := range []string{claimNamespace, clusterStackNamespace} {
-			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		// The teams' namespaces (team1 and team2 are admitted by name to the example
+		// environments, the lab by label to the remote Cluster Stacks one, the outsider to
+		// none), and the Cluster Stacks environment's namespace for Clusters.
+		for name, labels := range map[string]map[string]string{
+			claimNamespace: nil, otherTeamNamespace: nil, outsiderNamespace: nil, clusterStackNamespace: nil,
+			labNamespace: {"kaas.scs.community/clusterstack-remote": "true"},
+		} {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 			if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 				return fail("creating namespace %s: %v", name, err)
 			}

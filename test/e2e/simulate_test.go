@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"testing"
 	"time"
 
@@ -61,7 +62,7 @@ func waitRendered(ctx context.Context, t *testing.T, ri dynamic.ResourceInterfac
 			return true, nil
 		}
 		if c, cerr := getClaim(ctx, claim); cerr == nil {
-			return false, fmt.Errorf("%w; claim Rendered is %v, Synced is %v", err, conditionOf(c, "Rendered"), conditionOf(c, "Synced"))
+			return false, fmt.Errorf("%w; claim Rendered is %v, Synced is %v", err, conditionOf(c, kaasv1alpha1.ConditionRendered), conditionOf(c, "Synced"))
 		}
 		return false, err
 	})

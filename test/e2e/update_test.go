@@ -20,7 +20,7 @@ func TestScaleAndMinorUpgradeChangeShootInPlace(t *testing.T) {
 	const name = "update"
 
 	apply(ctx, t, newClaim(name, smallSpec("1.33", 1, 3)))
-	xr, created := waitShoot(ctx, t, name)
+	_, native, created := waitShoot(ctx, t, name)
 	rendered(ctx, t, name)
 
 	steps := []struct {
@@ -39,7 +39,7 @@ func TestScaleAndMinorUpgradeChangeShootInPlace(t *testing.T) {
 	for _, s := range steps {
 		start := time.Now()
 		apply(ctx, t, newClaim(name, s.spec))
-		shoot := waitShootMatches(ctx, t, deadline, xr, s.what, s.applied)
+		shoot := waitShootMatches(ctx, t, deadline, native, s.what, s.applied)
 		measure(t, "claim update ("+s.what+") -> Shoot updated", start)
 		if shoot.GetUID() != created.GetUID() {
 			t.Fatalf("%s replaced the Shoot: UID %s, was %s", s.what, shoot.GetUID(), created.GetUID())
@@ -62,7 +62,7 @@ func TestVersionSkipAndDowngradeRejectedAtAdmission(t *testing.T) {
 	const name = "versions"
 
 	apply(ctx, t, newClaim(name, smallSpec("1.34", 1, 3)))
-	xr, shoot := waitShoot(ctx, t, name)
+	_, native, shoot := waitShoot(ctx, t, name)
 	rendered(ctx, t, name)
 
 	for _, tc := range []struct {
@@ -96,5 +96,5 @@ func TestVersionSkipAndDowngradeRejectedAtAdmission(t *testing.T) {
 	if v := str(claim, "spec", "kubernetes", "version"); v != "1.34" {
 		t.Errorf("claim version is %q after rejected updates, want 1.34", v)
 	}
-	assertShootUntouched(ctx, t, xr, shoot)
+	assertShootUntouched(ctx, t, native, shoot)
 }

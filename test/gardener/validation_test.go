@@ -83,7 +83,6 @@ func TestReRenderIsAValidUpdate(t *testing.T) {
 	claim := readObjects(t, filepath.Join(rootDir, "examples/claims/gardener-production.yaml"))[0]
 	observed := readObjects(t, filepath.Join(rootDir, "examples/render/gardener/observed-ready.yaml"))[0]
 	existing := &unstructured.Unstructured{Object: observed["status"].(map[string]any)["atProvider"].(map[string]any)["manifest"].(map[string]any)}
-	existing.SetName("shop-x7k2p")
 
 	cases := map[string]func(spec map[string]any){
 		"SameSpec": func(map[string]any) {},
@@ -147,7 +146,10 @@ func renderClaim(t *testing.T, claim map[string]any, observedObject map[string]a
 		t.Fatalf("the claim does not decode: %v", err)
 	}
 	xr.APIVersion, xr.Kind = kaasv1alpha1.APIVersion, kaasv1alpha1.CompositeKind
-	xr.Name = claim["metadata"].(map[string]any)["name"].(string) + "-x7k2p"
+	meta := claim["metadata"].(map[string]any)
+	xr.Name = meta["name"].(string) + "-x7k2p"
+	// The labels Crossplane puts on a claim's composite: the claim is the cluster's identity.
+	xr.SetLabels(map[string]string{model.LabelClaimNamespace: meta["namespace"].(string), model.LabelClaimName: meta["name"].(string)})
 
 	var envs []*unstructured.Unstructured
 	for _, e := range readObjects(t, filepath.Join(rootDir, "examples/environments/gardener-regionone.yaml")) {

@@ -13,6 +13,8 @@ package v1alpha1
 import (
 	"encoding/json"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
@@ -38,6 +40,13 @@ type Environment struct {
 	// Region is the cloud region clusters of this environment run in.
 	Region string `json:"region"`
 
+	// Access says which teams may build clusters here: claims from these namespaces only.
+	// Without it the environment admits no claim, so that a new environment, with its
+	// credentials and its bill, is never open to every team by accident. Composites
+	// created without a claim (by the platform itself) are always admitted.
+	// +optional
+	Access *Access `json:"access,omitempty"`
+
 	// Catalog lists what the environment offers; claims asking for anything else are
 	// refused with the list of what is offered.
 	Catalog Catalog `json:"catalog"`
@@ -59,6 +68,19 @@ type Environment struct {
 	// provider-openstack).
 	// +optional
 	Magnum *Magnum `json:"magnum,omitempty"`
+}
+
+// Access admits the claims of namespaces: those named, and those whose labels match the
+// selector. A namespace that either admits may use the environment.
+type Access struct {
+	// Namespaces admitted by name.
+	// +optional
+	Namespaces []string `json:"namespaces,omitempty"`
+
+	// NamespaceSelector admits namespaces by their labels. Reading a claim's namespace
+	// needs Crossplane to be allowed to get namespaces (package/rbac.yaml).
+	// +optional
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
 }
 
 // Catalog lists what an environment offers.

@@ -42,6 +42,14 @@ type ClusterStatus struct {
 	// +optional
 	Hibernated bool `json:"hibernated,omitempty"`
 
+	// Offered is what the cluster's environment offers its team today: the Kubernetes
+	// minors, machine types and zones to choose from, and the minor the cluster may move to
+	// next. A team learns here what it may ask for, without reading the platform's
+	// EnvironmentConfigs.
+	//
+	// +optional
+	Offered *OfferedStatus `json:"offered,omitempty"`
+
 	// Defaulted records what the environment filled in for fields the spec leaves out, as it
 	// was when the cluster, or the node pool, was created. The cluster keeps these values:
 	// when the platform team later changes the environment's defaults, only new clusters and
@@ -50,6 +58,30 @@ type ClusterStatus struct {
 	//
 	// +optional
 	Defaulted *DefaultedValues `json:"defaulted,omitempty"`
+}
+
+// OfferedStatus is what an environment offers.
+type OfferedStatus struct {
+	// KubernetesVersions are the minors offered.
+	//
+	// +optional
+	KubernetesVersions []string `json:"kubernetesVersions,omitempty"`
+
+	// MachineTypes are the machine types offered; empty: any the backend accepts.
+	//
+	// +optional
+	MachineTypes []string `json:"machineTypes,omitempty"`
+
+	// Zones are the failure zones offered.
+	//
+	// +optional
+	Zones []string `json:"zones,omitempty"`
+
+	// NextMinor is the minor spec.kubernetes.version may move to next, when the
+	// environment offers it (upgrades go one minor at a time).
+	//
+	// +optional
+	NextMinor string `json:"nextMinor,omitempty"`
 }
 
 // DefaultedValues are the values an environment filled in for one cluster.
@@ -130,6 +162,13 @@ type BackendStatus struct {
 	//
 	// +optional
 	Region string `json:"region,omitempty"`
+
+	// Name is the cluster's name in the backend: the Shoot, the Cluster API Cluster, the
+	// Magnum cluster. It is derived from the claim's namespace and name (or the namespaced
+	// composite's) when the cluster is created, fits the backend's limits, and never changes.
+	//
+	// +optional
+	Name string `json:"name,omitempty"`
 
 	// NativeRef points at the backend's own object for this cluster (a Shoot, a Cluster, a
 	// Magnum ClusterV1), in the cluster where that object lives.
