@@ -23,7 +23,6 @@ FUNCTION := $(BIN)/function-scs-kaas
 MODULES := . hack/xrdgen hack/shootcrd hack/imagetar test/gardener test/e2e \
 	providers/provider-gardener-kubeconfig providers/provider-gardener-kubeconfig/hack/generate
 
-XRD := apis/xrd/xscsclusters.kaas.scs.community.yaml
 
 .PHONY: help
 help: ## Show the targets.
@@ -40,9 +39,9 @@ package: ## Build the Configuration, Function and Provider packages (.xpkg) into
 	hack/package.sh
 
 .PHONY: generate
-generate: ## Regenerate the XRD from the Go types in apis/, and docs/capabilities.md from the backends' declarations.
+generate: ## Regenerate both flavours' XRDs from the Go types in apis/, and docs/capabilities.md from the backends' declarations.
 	cd hack/xrdgen && go build -o $(BIN)/xrdgen .
-	$(BIN)/xrdgen $(XRD)
+	$(BIN)/xrdgen
 	go test ./model/all -run TestCapabilitiesDoc -update
 
 ##@ Check

@@ -7,15 +7,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$PWD/_output/packages
 stage=$PWD/_output/package-stage
-rm -rf "$stage" && mkdir -p "$out" "$stage/configuration"
+rm -rf "$stage" && mkdir -p "$out"
 cli=$(hack/tools/build.sh crossplane-cli)/crossplane-cli
 (cd hack/imagetar && go build -o "$PWD/../../_output/bin/imagetar" .)
 imagetar=$PWD/_output/bin/imagetar
 
-# Configuration: one package root with the metadata, the XRD and the Composition.
-cp package/crossplane.yaml apis/xrd/*.yaml compositions/*.yaml "$stage/configuration/"
-"$cli" xpkg build --package-root="$stage/configuration" --examples-root=examples \
+# Configurations, one per flavour: a package root each with the metadata, the XRD and the
+# Composition. The namespaced one (Crossplane v2) is the default; -claims is the legacy one.
+for flavour in namespaced legacy; do
+	mkdir -p "$stage/configuration-$flavour"
+	cp package/$flavour/crossplane.yaml apis/xrd/$flavour/*.yaml compositions/$flavour/*.yaml "$stage/configuration-$flavour/"
+done
+"$cli" xpkg build --package-root="$stage/configuration-namespaced" --examples-root=examples \
 	-o "$out/configuration-scs-kaas.xpkg"
+"$cli" xpkg build --package-root="$stage/configuration-legacy" --examples-root=examples \
+	-o "$out/configuration-scs-kaas-claims.xpkg"
 
 # Function: a static binary in a single-layer image, embedded in the package.
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$stage/function" ./functions/function-scs-kaas

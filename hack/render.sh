@@ -18,7 +18,7 @@ pk=$(cd hack/tools/provider-kubernetes && go mod download -json github.com/cross
 # Cluster API's own Cluster CRD, with its CEL rules, from the module that publishes it.
 capi=$(go mod download -json sigs.k8s.io/cluster-api@v1.14.2 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')/core/config/crd/bases/cluster.x-k8s.io_clusters.yaml
 [[ -f $capi ]] || { echo "render: Cluster API's Cluster CRD not found ($capi)" >&2; exit 1; }
-schemas=$PWD/apis/xrd,$PWD/hack/shootcrd/crds,$pk,$capi,$PWD/providers/provider-gardener-kubeconfig/package/crds
+schemas=$PWD/apis/xrd/legacy,$PWD/hack/shootcrd/crds,$pk,$capi,$PWD/providers/provider-gardener-kubeconfig/package/crds
 # provider-openstack is not on the module proxy; its CRDs come from ../shared/crds when
 # this checkout has them. Without them the Magnum objects are rendered but not validated,
 # and the output says so.

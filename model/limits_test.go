@@ -10,7 +10,7 @@ import (
 // TestLimitsMatchTheXRD ties the model's limits to the schema the API server enforces, so
 // that what the API server admits the model does not refuse, and the other way round.
 func TestLimitsMatchTheXRD(t *testing.T) {
-	raw, err := os.ReadFile("../apis/xrd/xscsclusters.kaas.scs.community.yaml")
+	raw, err := os.ReadFile("../apis/xrd/legacy/xscsclusters.kaas.scs.community.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

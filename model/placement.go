@@ -36,6 +36,20 @@ func (r *Request) Place(cluster string) Placement {
 // Local says whether the native objects live in Crossplane's own cluster.
 func (p Placement) Local() bool { return p.providerConfig == "" }
 
+// Namespace is the namespace a native object the backend wants in namespace ns goes to: ns,
+// except that a namespaced composite composes local objects only in its own namespace (the
+// backend then refers across, or refuses, where that matters to it).
+func (p Placement) Namespace(ns string) string {
+	if p.Local() && p.req.Namespaced() {
+		return p.req.Cluster.Namespace
+	}
+	return ns
+}
+
+// Namespaced says whether the composite is a namespaced one (the Crossplane v2 flavour):
+// then everything it composes is namespaced, in its namespace.
+func (r *Request) Namespaced() bool { return r.Cluster.Namespace != "" }
+
 // ProviderConfig is the provider-kubernetes ProviderConfig of a remote cluster.
 func (p Placement) ProviderConfig() string { return p.providerConfig }
 
@@ -64,6 +78,7 @@ func (p Placement) Compose(n Native) Resource {
 	}
 	return Resource{Name: n.Resource, Object: providerkubernetes.Wrap(obj.Object, providerkubernetes.WrapOptions{
 		Name:               n.Wrapper,
+		Namespace:          p.req.Cluster.Namespace,
 		ProviderConfigName: p.providerConfig,
 		Labels:             p.req.Labels(),
 		ReadinessCelQuery:  n.Readiness,
@@ -103,11 +118,12 @@ type List struct {
 	Namespace        string
 }
 
-// collection API of provider-kubernetes, and the label it puts on the collection's Objects.
+// collection APIs of provider-kubernetes, and the label it puts on the collection's Objects.
 const (
-	collectionAPIVersion      = "kubernetes.crossplane.io/v1alpha1"
-	collectionKind            = "ObservedObjectCollection"
-	collectionMembershipLabel = "kubernetes.crossplane.io/owned-by-collection"
+	collectionAPIVersion           = "kubernetes.crossplane.io/v1alpha1"
+	namespacedCollectionAPIVersion = "kubernetes.m.crossplane.io/v1alpha1"
+	collectionKind                 = "ObservedObjectCollection"
+	collectionMembershipLabel      = "kubernetes.crossplane.io/owned-by-collection"
 )
 
 // ListRequirement selects the list: the objects themselves locally, remotely the
@@ -115,6 +131,10 @@ const (
 func (p Placement) ListRequirement(l List) Selector {
 	if p.Local() {
 		return Selector{APIVersion: l.APIVersion, Kind: l.Kind, Namespace: l.Namespace, MatchLabels: map[string]string{}}
+	}
+	if p.req.Namespaced() {
+		return Selector{APIVersion: providerkubernetes.NamespacedAPIVersion, Kind: providerkubernetes.Kind, Namespace: p.req.Cluster.Namespace,
+			MatchLabels: map[string]string{collectionMembershipLabel: l.Collection}}
 	}
 	return Selector{APIVersion: providerkubernetes.APIVersion, Kind: providerkubernetes.Kind,
 		MatchLabels: map[string]string{collectionMembershipLabel: l.Collection}}
@@ -125,15 +145,18 @@ func (p Placement) ListResources(l List) []Resource {
 	if p.Local() {
 		return nil
 	}
+	meta := map[string]any{"name": l.Collection, "labels": stringMap(p.req.Labels())}
+	apiVersion, ref := collectionAPIVersion, map[string]any{"name": p.providerConfig}
+	if p.req.Namespaced() {
+		meta["namespace"] = p.req.Cluster.Namespace
+		apiVersion, ref["kind"] = namespacedCollectionAPIVersion, providerkubernetes.ClusterProviderConfigKind
+	}
 	return []Resource{{Name: l.Requirement, Object: &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": collectionAPIVersion,
+		"apiVersion": apiVersion,
 		"kind":       collectionKind,
-		"metadata": map[string]any{
-			"name":   l.Collection,
-			"labels": stringMap(p.req.Labels()),
-		},
+		"metadata":   meta,
 		"spec": map[string]any{
-			"providerConfigRef": map[string]any{"name": p.providerConfig},
+			"providerConfigRef": ref,
 			"observeObjects": map[string]any{
 				"apiVersion": l.APIVersion,
 				"kind":       l.Kind,
@@ -205,6 +228,7 @@ func (p Placement) SecretResources(s SecretRead) []Resource {
 		"metadata":   map[string]any{"name": s.SecretName, "namespace": s.Namespace},
 	}, providerkubernetes.WrapOptions{
 		Name:               s.Object,
+		Namespace:          p.req.Cluster.Namespace,
 		ProviderConfigName: p.providerConfig,
 		Labels:             p.req.Labels(),
 		ObserveOnly:        true,

@@ -30,6 +30,11 @@ type Input struct {
 
 	// Options are settings of the caller.
 	Options Options
+
+	// KubeconfigSecret names the Secret a namespaced composite wants its kubeconfig in
+	// (spec.writeConnectionSecretToRef.name): Crossplane v2 gives namespaced composites no
+	// connection secret, so Reconcile composes it. Empty: none.
+	KubeconfigSecret string
 }
 
 // Output is the result of one Reconcile.
@@ -68,7 +73,10 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	if tenant.Namespace != "" && slices.ContainsFunc(configs, usesSelector) {
 		// An environment admits namespaces by label: read the claim's namespace. Only
 		// then, because Crossplane needs a permission for it (package/rbac.yaml).
-		out.Requirements[NamespaceRequirement] = Selector{APIVersion: "v1", Kind: "Namespace", MatchName: tenant.Namespace}
+		// By the label every namespace carries: Crossplane refuses a required resource by
+		// name without a namespace for a namespaced composite, even of a cluster-scoped kind.
+		out.Requirements[NamespaceRequirement] = Selector{APIVersion: "v1", Kind: "Namespace",
+			MatchLabels: map[string]string{"kubernetes.io/metadata.name": tenant.Namespace}}
 		ns, fetched := in.Required[NamespaceRequirement]
 		if !fetched {
 			return out, nil
@@ -166,6 +174,15 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 	if len(unobserved) > 0 {
 		obs = unknownObservation(obs, &xr.Status, unobserved)
+	}
+
+	if in.KubeconfigSecret != "" {
+		rendering.Resources = append(rendering.Resources, kubeconfigSecret(req, in.KubeconfigSecret, obs.ConnectionDetails))
+		obs.ResourceReady = maps.Clone(obs.ResourceReady)
+		if obs.ResourceReady == nil {
+			obs.ResourceReady = map[string]bool{}
+		}
+		obs.ResourceReady[ResourceKubeconfigSecret] = len(obs.ConnectionDetails[ConnectionKeyKubeconfig]) > 0
 	}
 
 	out.Rendering = rendering

@@ -16,26 +16,9 @@ import (
 // the required resources of a request.
 func decodeInput(req *fnv1.RunFunctionRequest, opts model.Options) (model.Input, error) {
 	in := model.Input{Options: opts}
-	xr := req.GetObserved().GetComposite().GetResource()
-	if xr == nil {
-		return in, fmt.Errorf("the request has no observed composite resource")
+	if err := decodeComposite(req.GetObserved().GetComposite().GetResource(), &in); err != nil {
+		return in, err
 	}
-	// Composed resources that publish connection details write them where Crossplane keeps
-	// the composite's own connection secret (the Composition's
-	// writeConnectionSecretsToNamespace).
-	ref := xr.GetFields()["spec"].GetStructValue().GetFields()["writeConnectionSecretToRef"].GetStructValue()
-	if ns := ref.GetFields()["namespace"].GetStringValue(); ns != "" {
-		in.Options.ConnectionSecretNamespace = ns
-	}
-	in.Cluster = &kaasv1alpha1.XSCSCluster{}
-	if err := json.Unmarshal(structJSON(xr), in.Cluster); err != nil {
-		return in, fmt.Errorf("cannot decode the observed composite resource as %s: %w", kaasv1alpha1.CompositeKind, err)
-	}
-	if in.Cluster.Kind != kaasv1alpha1.CompositeKind || in.Cluster.APIVersion != kaasv1alpha1.APIVersion {
-		return in, fmt.Errorf("the composite resource is a %s %s; this function composes %s %s only",
-			in.Cluster.APIVersion, in.Cluster.Kind, kaasv1alpha1.APIVersion, kaasv1alpha1.CompositeKind)
-	}
-
 	observed := req.GetObserved().GetResources()
 	in.Observed = make(map[string]model.ObservedResource, len(observed))
 	for name, r := range observed {
@@ -44,7 +27,6 @@ func decodeInput(req *fnv1.RunFunctionRequest, opts model.Options) (model.Input,
 			ConnectionDetails: r.GetConnectionDetails(),
 		}
 	}
-
 	required := req.GetRequiredResources()
 	in.Required = make(map[string][]*unstructured.Unstructured, len(required))
 	for name, rs := range required {
@@ -55,6 +37,36 @@ func decodeInput(req *fnv1.RunFunctionRequest, opts model.Options) (model.Input,
 		in.Required[name] = items
 	}
 	return in, nil
+}
+
+// decodeComposite reads the composite resource of either flavour: the legacy cluster-scoped
+// XSCSCluster, or the namespaced SCSCluster of Crossplane v2, whose kubeconfig Secret the
+// function composes. The spec is the same.
+func decodeComposite(xr *structpb.Struct, in *model.Input) error {
+	if xr == nil {
+		return fmt.Errorf("the request has no observed composite resource")
+	}
+	in.Cluster = &kaasv1alpha1.XSCSCluster{}
+	if err := json.Unmarshal(structJSON(xr), in.Cluster); err != nil {
+		return fmt.Errorf("cannot decode the observed composite resource as %s: %w", kaasv1alpha1.CompositeKind, err)
+	}
+	ref := xr.GetFields()["spec"].GetStructValue().GetFields()["writeConnectionSecretToRef"].GetStructValue()
+	c := in.Cluster
+	switch {
+	case c.APIVersion == kaasv1alpha1.APIVersion && c.Kind == kaasv1alpha1.CompositeKind && c.Namespace == "":
+		// Composed resources that publish connection details write them where Crossplane
+		// keeps the composite's own connection secret (the Composition's
+		// writeConnectionSecretsToNamespace).
+		if ns := ref.GetFields()["namespace"].GetStringValue(); ns != "" {
+			in.Options.ConnectionSecretNamespace = ns
+		}
+		return nil
+	case c.APIVersion == kaasv1alpha1.APIVersion && c.Kind == kaasv1alpha1.ClaimKind && c.Namespace != "":
+		in.KubeconfigSecret = ref.GetFields()["name"].GetStringValue()
+		return nil
+	}
+	return fmt.Errorf("the composite resource is a %s %s; this function composes %s %s (cluster-scoped, with claims) and namespaced %s only",
+		c.APIVersion, c.Kind, kaasv1alpha1.APIVersion, kaasv1alpha1.CompositeKind, kaasv1alpha1.ClaimKind)
 }
 
 func encodeRequirements(reqs map[string]model.Selector) *fnv1.Requirements {

@@ -94,7 +94,7 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRe
 		return rsp
 	}
 
-	if err := encodeOutput(rsp, out); err != nil {
+	if err := encodeOutput(rsp, out, in.Cluster.Namespace != ""); err != nil {
 		// encodeOutput changes the response only once everything is encoded, so the
 		// desired state is still what came in.
 		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)
@@ -118,13 +118,19 @@ func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFu
 
 // encodeOutput writes the desired composed resources, the composite's status, conditions,
 // warnings and connection details into the response.
-func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output) error {
+func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced bool) error {
 	obs := out.Observation
 	resources, err := encodeResources(out.Rendering.Resources, obs.ResourceReady)
 	if err != nil {
 		return err
 	}
-	composite, err := encodeComposite(rsp.GetDesired().GetComposite(), out.Status, obs.ConnectionDetails)
+	details := obs.ConnectionDetails
+	if namespaced {
+		// Crossplane drops them for namespaced composites; their kubeconfig Secret is a
+		// composed resource.
+		details = nil
+	}
+	composite, err := encodeComposite(rsp.GetDesired().GetComposite(), out.Status, details)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 )
@@ -151,7 +152,7 @@ func TestRunFunction(t *testing.T) {
 		},
 		"NotAnXSCSCluster": {
 			req:  withPreviousStep(requestFor(t, map[string]any{"apiVersion": "example.org/v1", "kind": "XDatabase", "metadata": map[string]any{"name": "db"}}, envs)),
-			want: refused("RenderFailed", "the composite resource is a example.org/v1 XDatabase; this function composes kaas.scs.community/v1alpha1 XSCSCluster only"),
+			want: refused("RenderFailed", "the composite resource is a example.org/v1 XDatabase; this function composes kaas.scs.community/v1alpha1 XSCSCluster (cluster-scoped, with claims) and namespaced SCSCluster only"),
 		},
 	}
 	for name, tc := range cases {
@@ -284,10 +285,23 @@ func TestRunFunctionTTL(t *testing.T) {
 func responseYAML(t *testing.T, rsp *fnv1.RunFunctionResponse) []byte {
 	t.Helper()
 	rsp = proto.Clone(rsp).(*fnv1.RunFunctionResponse)
+	hash := func(v []byte) string {
+		sum := sha256.Sum256(v)
+		return "sha256:" + hex.EncodeToString(sum[:])
+	}
 	if c := rsp.GetDesired().GetComposite(); c != nil {
 		for k, v := range c.ConnectionDetails {
-			sum := sha256.Sum256(v)
-			c.ConnectionDetails[k] = []byte("sha256:" + hex.EncodeToString(sum[:]))
+			c.ConnectionDetails[k] = []byte(hash(v))
+		}
+	}
+	// So are the data of composed Secrets (a namespaced composite's kubeconfig Secret).
+	for _, r := range rsp.GetDesired().GetResources() {
+		f := r.GetResource().GetFields()
+		if f["kind"].GetStringValue() != "Secret" {
+			continue
+		}
+		for k, v := range f["data"].GetStructValue().GetFields() {
+			f["data"].GetStructValue().Fields[k] = structpb.NewStringValue(hash([]byte(v.GetStringValue())))
 		}
 	}
 	j, err := protojson.Marshal(rsp)

@@ -371,6 +371,10 @@ func fuzzBases(t testing.TB) []fuzzCase {
 		return r
 	}
 	gardenerXR, capiXR, magnumXR := readObject(t, exampleXR), readObject(t, exampleCAPIXR), readObject(t, exampleMagnumXR)
+	var namespacedReady []map[string]any
+	for _, o := range readObjects(t, exampleObservedReady) {
+		namespacedReady = append(namespacedReady, inNamespace(o))
+	}
 	remoteXR := deepCopy(capiXR)
 	remoteXR["spec"].(map[string]any)["environment"] = "clusterstack-remote"
 	nodegroup := map[string]any{
@@ -393,5 +397,10 @@ func fuzzBases(t testing.TB) []fuzzCase {
 		{xr: magnumXR, envs: envs, observed: observed(readObject(t, exampleMagnumObservedCreated), nodegroup)},
 		{xr: magnumXR, envs: envs, observed: observed(readObjects(t, exampleMagnumObservedReady)...),
 			details: map[string]map[string][]byte{"magnum-cluster": secret(exampleMagnumSecret)}},
+		// The namespaced composites of the Crossplane v2 flavour.
+		{xr: namespacedXR(t, exampleXR), envs: envs},
+		{xr: namespacedXR(t, exampleXR), envs: envs, observed: observed(namespacedReady...),
+			details: map[string]map[string][]byte{"gardener-kubeconfig": secret(exampleKubeconfig)}},
+		{xr: namespacedXR(t, exampleMagnumXR), envs: envs, observed: observed(inNamespace(readObject(t, exampleMagnumObservedCreated)))},
 	}
 }

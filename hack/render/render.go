@@ -36,11 +36,11 @@ type Tools struct {
 
 // Paths of the repository inputs, relative to the repository root.
 const (
-	compositionFile = "compositions/xscscluster.yaml"
+	compositionFile = "compositions/legacy/xscscluster.yaml"
 	functionsFile   = "examples/functions.yaml"
 	environmentsDir = "examples/environments"
 	scenariosDir    = "examples/render"
-	xrdFile         = "apis/xrd/xscsclusters.kaas.scs.community.yaml"
+	xrdFile         = "apis/xrd/legacy/xscsclusters.kaas.scs.community.yaml"
 	devTargetAnno   = "render.crossplane.io/runtime-development-target"
 )
 

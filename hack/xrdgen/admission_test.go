@@ -31,19 +31,30 @@ type admission struct {
 	cel        *cel.Validator
 }
 
-func loadAdmission(t *testing.T) (*admission, *extv1.CustomResourceDefinition) {
+// loadAdmission derives the CRD Crossplane generates for what users apply in a flavour (the
+// claim of the legacy XRD, the namespaced composite of the v2 XRD) and returns its admission.
+func loadAdmission(t *testing.T, f Flavour) (*admission, *extv1.CustomResourceDefinition) {
 	t.Helper()
-	raw, err := os.ReadFile("../../" + committedXRD)
+	raw, err := os.ReadFile("../../" + Files[f])
 	if err != nil {
 		t.Fatalf("cannot read the XRD: %v", err)
 	}
+	// A v2 XRD reads as a v1 one: the fields are the same, Namespaced is a v1 scope too.
 	xrd := &xpv1.CompositeResourceDefinition{}
 	if err := yaml.Unmarshal(raw, xrd); err != nil {
 		t.Fatalf("cannot decode the XRD: %v", err)
 	}
-	crd, err := xcrd.ForCompositeResourceClaim(xrd)
+	var crd *extv1.CustomResourceDefinition
+	if f == Legacy {
+		crd, err = xcrd.ForCompositeResourceClaim(xrd)
+	} else {
+		crd, err = xcrd.ForCompositeResource(xrd)
+	}
 	if err != nil {
-		t.Fatalf("cannot derive the claim CRD as Crossplane does: %v", err)
+		t.Fatalf("cannot derive the CRD as Crossplane does: %v", err)
+	}
+	if crd.Spec.Names.Kind != "SCSCluster" {
+		t.Fatalf("users apply %s in flavour %s, want SCSCluster", crd.Spec.Names.Kind, f)
 	}
 	internal := &apiextensions.JSONSchemaProps{}
 	if err := extv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(crd.Spec.Versions[0].Schema.OpenAPIV3Schema, internal, nil); err != nil {
@@ -84,7 +95,13 @@ func (a *admission) check(obj, old map[string]any) field.ErrorList {
 // TestClaimCRDIsAccepted checks that the API server would accept the CRD Crossplane
 // generates, including the estimated cost of every CEL rule.
 func TestClaimCRDIsAccepted(t *testing.T) {
-	_, crd := loadAdmission(t)
+	for _, f := range []Flavour{Legacy, Namespaced} {
+		t.Run(string(f), func(t *testing.T) { testCRDIsAccepted(t, f) })
+	}
+}
+
+func testCRDIsAccepted(t *testing.T, f Flavour) {
+	_, crd := loadAdmission(t, f)
 	// What the API server fills in before it validates a new CRD.
 	for i := range crd.OwnerReferences {
 		crd.OwnerReferences[i].UID = "00000000-0000-0000-0000-000000000001"
@@ -148,7 +165,13 @@ func network(spec map[string]any) map[string]any { return spec["network"].(map[s
 // TestClaimAdmission has a case for every validation rule of the XRD: each invalid claim is
 // refused with a message that names the field.
 func TestClaimAdmission(t *testing.T) {
-	a, _ := loadAdmission(t)
+	for _, f := range []Flavour{Legacy, Namespaced} {
+		t.Run(string(f), func(t *testing.T) { testClaimAdmission(t, f) })
+	}
+}
+
+func testClaimAdmission(t *testing.T, f Flavour) {
+	a, _ := loadAdmission(t, f)
 	cases := map[string]struct {
 		old func(spec map[string]any)
 		new func(spec map[string]any)

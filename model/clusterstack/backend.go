@@ -176,7 +176,8 @@ func releaseList(req *model.Request) model.List {
 func kubeconfigRead(req *model.Request) model.SecretRead {
 	return model.SecretRead{
 		Name: RequirementKubeconfig, Object: kubeconfigObjectName(req.NativeName),
-		Namespace: req.Environment.ClusterStack.Namespace, SecretName: kubeconfigSecretName(req.NativeName), Key: "value",
+		Namespace:  management(req).Namespace(req.Environment.ClusterStack.Namespace),
+		SecretName: kubeconfigSecretName(req.NativeName), Key: "value",
 		ConnectionKey: model.ConnectionKeyKubeconfig, ConnectionSecret: kubeconfigObjectName(req.NativeName),
 	}
 }

@@ -39,7 +39,7 @@ func buildCluster(req *model.Request, rel release) (*clusterv1.Cluster, []model.
 
 	c := &clusterv1.Cluster{}
 	c.APIVersion, c.Kind = clusterAPIVersion, clusterKind
-	c.Name, c.Namespace = req.NativeName, cs.Namespace
+	c.Name, c.Namespace = req.NativeName, management(req).Namespace(cs.Namespace)
 	c.Labels = map[string]string{}
 	for k, v := range cs.ClusterLabels {
 		c.Labels[k] = v
@@ -72,7 +72,7 @@ func buildCluster(req *model.Request, rel release) (*clusterv1.Cluster, []model.
 	}
 
 	c.Spec.Topology = clusterv1.Topology{
-		ClassRef:     clusterv1.ClusterClassRef{Name: rel.Class},
+		ClassRef:     classRef(rel.Class, c.Namespace, cs.Namespace),
 		Version:      rel.KubernetesVersion,
 		ControlPlane: clusterv1.ControlPlaneTopology{Replicas: &replicas},
 		Variables:    vars.list(),
@@ -237,4 +237,14 @@ func (v *variables) list() []clusterv1.ClusterVariable {
 		out = append(out, clusterv1.ClusterVariable{Name: n, Value: v.values[n]})
 	}
 	return out
+}
+
+// classRef refers to the release's ClusterClass, across namespaces where the Cluster lives
+// elsewhere (a namespaced composite's Cluster lives in its own namespace).
+func classRef(class, clusterNamespace, classNamespace string) clusterv1.ClusterClassRef {
+	ref := clusterv1.ClusterClassRef{Name: class}
+	if clusterNamespace != classNamespace {
+		ref.Namespace = classNamespace
+	}
+	return ref
 }

@@ -34,10 +34,10 @@ func validate(req *model.Request, s *state) field.ErrorList {
 			"the Cluster runs ClusterClass %s, but environment %s (EnvironmentConfig %s) now names Cluster Stack %s/%s; the Cluster Stack operator forbids changing the provider or stack of a Cluster",
 			class, env.Name, env.ConfigName, cs.Provider, cs.Stack)))
 	}
-	if observed.Namespace != cs.Namespace {
+	if want := s.mgmt.Namespace(cs.Namespace); observed.Namespace != want {
 		errs = append(errs, field.Forbidden(field.NewPath("data", "clusterStack", "namespace"), fmt.Sprintf(
 			"the Cluster lives in namespace %s, but environment %s (EnvironmentConfig %s) now names %s: that would create a second cluster",
-			observed.Namespace, env.Name, env.ConfigName, cs.Namespace)))
+			observed.Namespace, env.Name, env.ConfigName, want)))
 	}
 	if err := s.mgmt.Moved(ResourceCluster, field.NewPath("data", "clusterStack", "managementCluster"), "the Cluster"); err != nil {
 		errs = append(errs, err)

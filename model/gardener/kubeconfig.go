@@ -17,7 +17,11 @@ const ResourceKubeconfig = "gardener-kubeconfig"
 
 const (
 	adminKubeconfigAPIVersion = "gardener.kaas.scs.community/v1alpha1"
-	adminKubeconfigKind       = "AdminKubeconfig"
+	// namespacedAdminKubeconfigAPIVersion is the Crossplane v2 kind, for namespaced
+	// composites; it names a ClusterProviderConfig.
+	namespacedAdminKubeconfigAPIVersion = "gardener.m.kaas.scs.community/v1alpha1"
+	adminKubeconfigKind                 = "AdminKubeconfig"
+	clusterProviderConfigKind           = "ClusterProviderConfig"
 )
 
 // adminKubeconfig renders the AdminKubeconfig of the cluster's Shoot. It publishes
@@ -37,7 +41,7 @@ func adminKubeconfig(req *model.Request, shootNamespace, shootName string) model
 			forProvider["renewBefore"] = ak.RenewBefore
 		}
 	}
-	return req.Managed(model.Managed{
+	m := model.Managed{
 		Resource:   ResourceKubeconfig,
 		APIVersion: adminKubeconfigAPIVersion, Kind: adminKubeconfigKind,
 		Name:             kubeconfigObjectName(req.NativeName),
@@ -46,7 +50,11 @@ func adminKubeconfig(req *model.Request, shootNamespace, shootName string) model
 		ConnectionSecret: kubeconfigObjectName(req.NativeName),
 		// Nothing to keep in the garden: admin kubeconfigs expire on their own.
 		NothingToKeep: true,
-	})
+	}
+	if req.Namespaced() {
+		m.APIVersion, m.Namespace, m.ProviderConfigKind = namespacedAdminKubeconfigAPIVersion, req.Cluster.Namespace, clusterProviderConfigKind
+	}
+	return req.Managed(m)
 }
 
 func kubeconfigObjectName(cluster string) string { return cluster + "-kubeconfig" }

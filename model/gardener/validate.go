@@ -43,6 +43,12 @@ func validate(req *model.Request, observed *gardencorev1beta1.Shoot) field.Error
 			"Gardener on OpenStack needs the node network; set it, or ask the platform team to set data.defaults.network.nodeCIDR in the environment"))
 	}
 	errs = append(errs, validateSystemComponentPools(req)...)
+	garden := req.Place(req.Environment.Gardener.GardenCluster)
+	if ns := namespace(req.Environment); garden.Namespace(ns) != ns {
+		errs = append(errs, field.Forbidden(field.NewPath("data", "gardener", "gardenCluster"), fmt.Sprintf(
+			"environment %s composes Shoots in the garden Crossplane runs in (local), where they live in the project's namespace %s; a namespaced SCSCluster composes only in its own namespace %s: name a provider-kubernetes ClusterProviderConfig of the garden in gardenCluster, or create the SCSCluster in %s",
+			req.Environment.Name, ns, req.Cluster.Namespace, ns)))
+	}
 	if observed == nil {
 		return errs
 	}

@@ -133,7 +133,16 @@ func managedResource(req *model.Request, resource, kind, name string, spec map[s
 		Labels: labels, Annotations: annotations, Spec: spec,
 		ProviderConfig: m.ProviderConfigName, ConnectionSecret: secret,
 	}
-	if namespaced(req.Environment) {
+	switch {
+	case req.Namespaced():
+		// A namespaced composite's managed resources live in its namespace and use the
+		// platform's ClusterProviderConfig, whatever the environment's scope says.
+		kind := m.ProviderConfigKind
+		if kind == "" {
+			kind = "ClusterProviderConfig"
+		}
+		mr.APIVersion, mr.Namespace, mr.ProviderConfigKind = groupNamespaced+"/"+version, req.Cluster.Namespace, kind
+	case namespaced(req.Environment):
 		mr.Namespace, mr.ProviderConfigKind = m.Namespace, m.ProviderConfigKind
 	}
 	return req.Managed(mr)

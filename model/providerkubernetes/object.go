@@ -9,12 +9,22 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// The cluster-scoped Object API of provider-kubernetes. Composite resources of this API are
-// cluster-scoped (claims are LegacyCluster), so they compose the cluster-scoped Object.
+// The Object APIs of provider-kubernetes: cluster-scoped for legacy (claim) composites, the
+// namespaced Crossplane v2 kinds for namespaced composites, which may compose only
+// namespaced resources in their own namespace.
 const (
-	APIVersion = "kubernetes.crossplane.io/v1alpha2"
-	Kind       = "Object"
+	APIVersion           = "kubernetes.crossplane.io/v1alpha2"
+	NamespacedAPIVersion = "kubernetes.m.crossplane.io/v1alpha1"
+	Kind                 = "Object"
+
+	// ClusterProviderConfigKind is the cluster-scoped ProviderConfig a namespaced Object
+	// names: platform-owned credentials, never in a tenant's namespace.
+	ClusterProviderConfigKind = "ClusterProviderConfig"
 )
+
+// managementPoliciesWithoutDelete leave the remote object in place when the Object goes:
+// namespaced managed resources have no deletion policy.
+var managementPoliciesWithoutDelete = []any{"Observe", "Create", "Update", "LateInitialize"}
 
 // Deletion policies of a managed resource.
 const (
@@ -26,6 +36,9 @@ const (
 type WrapOptions struct {
 	// Name of the Object. Derive it from immutable inputs only.
 	Name string
+	// Namespace makes it a namespaced Object (kubernetes.m.crossplane.io) in this namespace,
+	// naming a ClusterProviderConfig; empty: the cluster-scoped Object.
+	Namespace string
 	// ProviderConfigName selects the remote cluster.
 	ProviderConfigName string
 	// Annotations and Labels go on the Object itself.
@@ -58,17 +71,24 @@ type ConnectionDetail struct {
 // Object watches the remote object, so its observed copy follows changes within a second
 // rather than on the next poll.
 func Wrap(manifest map[string]any, o WrapOptions) *unstructured.Unstructured {
+	namespaced := o.Namespace != ""
+	ref := map[string]any{"name": o.ProviderConfigName}
+	if namespaced {
+		ref["kind"] = ClusterProviderConfigKind
+	}
 	spec := map[string]any{
 		"forProvider":       map[string]any{"manifest": manifest},
-		"providerConfigRef": map[string]any{"name": o.ProviderConfigName},
+		"providerConfigRef": ref,
 		"watch":             true,
 	}
 	switch {
 	case o.ObserveOnly:
 		spec["managementPolicies"] = []any{"Observe"}
+	case o.Orphan && namespaced:
+		spec["managementPolicies"] = managementPoliciesWithoutDelete
 	case o.Orphan:
 		spec["deletionPolicy"] = DeletionOrphan
-	default:
+	case !namespaced:
 		spec["deletionPolicy"] = DeletionDelete
 	}
 	if o.ReadinessCelQuery != "" {
@@ -87,9 +107,18 @@ func Wrap(manifest map[string]any, o WrapOptions) *unstructured.Unstructured {
 			})
 		}
 		spec["connectionDetails"] = cds
-		spec["writeConnectionSecretToRef"] = map[string]any{"name": o.ConnectionSecretName, "namespace": o.ConnectionSecretNamespace}
+		secret := map[string]any{"name": o.ConnectionSecretName}
+		if !namespaced {
+			secret["namespace"] = o.ConnectionSecretNamespace
+		}
+		spec["writeConnectionSecretToRef"] = secret
 	}
 	meta := map[string]any{"name": o.Name}
+	apiVersion := APIVersion
+	if namespaced {
+		meta["namespace"] = o.Namespace
+		apiVersion = NamespacedAPIVersion
+	}
 	if len(o.Annotations) > 0 {
 		meta["annotations"] = stringMap(o.Annotations)
 	}
@@ -97,16 +126,16 @@ func Wrap(manifest map[string]any, o WrapOptions) *unstructured.Unstructured {
 		meta["labels"] = stringMap(o.Labels)
 	}
 	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": APIVersion,
+		"apiVersion": apiVersion,
 		"kind":       Kind,
 		"metadata":   meta,
 		"spec":       spec,
 	}}
 }
 
-// IsObject says whether u is a provider-kubernetes Object of the API Wrap produces.
+// IsObject says whether u is a provider-kubernetes Object, cluster-scoped or namespaced.
 func IsObject(u *unstructured.Unstructured) bool {
-	return u.GetAPIVersion() == APIVersion && u.GetKind() == Kind
+	return (u.GetAPIVersion() == APIVersion || u.GetAPIVersion() == NamespacedAPIVersion) && u.GetKind() == Kind
 }
 
 // IsObserveOnly says whether the Object only observes its remote object (management

@@ -88,8 +88,8 @@ func run(m *testing.M) int {
 		FunctionBinary: fnBin,
 		GardenProjects: []string{gardenProject},
 		Manifests: append([]string{
-			filepath.Join(repoRoot, "apis", "xrd"),
-			filepath.Join(repoRoot, "compositions"),
+			filepath.Join(repoRoot, "apis", "xrd", "legacy"),
+			filepath.Join(repoRoot, "compositions", "legacy"),
 			filepath.Join(repoRoot, "examples", "environments"),
 			filepath.Join(repoRoot, "package", "deletion-protection.yaml"),
 			filepath.Join(repoRoot, "package", "rbac.yaml"),
