@@ -151,7 +151,7 @@ func TestRenderWithoutEnvironmentFails(t *testing.T) {
 	if !errors.As(err, &re) {
 		t.Fatalf("want a RenderError, got %v", err)
 	}
-	if !strings.Contains(re.Output, `environment "gardener-regionone" does not exist`) {
+	if !strings.Contains(re.Output, `environment "gardener-regionone" is not offered to namespace team1`) {
 		t.Errorf("the output should name the missing environment:\n%s", re.Output)
 	}
 	if strings.Contains(re.Output, "kind: Object") || strings.Contains(re.Output, "kind: Shoot") {
