@@ -6,7 +6,9 @@
 // The managed resource is cluster-scoped and legacy-style (spec.providerConfigRef,
 // spec.writeConnectionSecretToRef with a namespace) because the SCS cluster API composes it
 // from a LegacyCluster composite resource, which can compose only cluster-scoped resources
-// with connection secrets that Crossplane aggregates into the claim's secret.
+// with connection secrets that Crossplane aggregates into the claim's secret. The Crossplane v2
+// namespaced kinds are in gardener.m.kaas.scs.community (package apis/namespaced/v1alpha1),
+// which reuses this package's parameter, observation and credentials types.
 //
 // +kubebuilder:object:generate=true
 // +groupName=gardener.kaas.scs.community

@@ -1,5 +1,6 @@
-// Command provider runs provider-gardener-kubeconfig: the controllers of ProviderConfig and
-// AdminKubeconfig. It runs in a Crossplane Provider package's pod or as a plain process
+// Command provider runs provider-gardener-kubeconfig: the controllers of the cluster-scoped
+// AdminKubeconfig and ProviderConfig (gardener.kaas.scs.community) and of the namespaced
+// AdminKubeconfig, ProviderConfig and ClusterProviderConfig (gardener.m.kaas.scs.community). It runs in a Crossplane Provider package's pod or as a plain process
 // against any cluster (KUBECONFIG), as the project's local control plane runs providers.
 package main
 

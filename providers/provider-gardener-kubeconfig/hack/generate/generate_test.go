@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 )
 
@@ -15,18 +17,55 @@ func TestCommittedFilesAreUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
-	crdDir, codeDir := filepath.Join(tmp, "crds"), filepath.Join(tmp, "code")
-	for _, d := range []string{crdDir, codeDir} {
+	crdDir, codeRoot := filepath.Join(tmp, "crds"), filepath.Join(tmp, "code")
+	for _, d := range []string{crdDir, codeRoot} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := Generate(root, crdDir, codeDir); err != nil {
+	if err := Generate(root, crdDir, codeRoot); err != nil {
 		t.Fatal(err)
 	}
 
 	compareDirs(t, crdDir, filepath.Join(root, CRDDir))
-	compareFile(t, filepath.Join(codeDir, "zz_generated.deepcopy.go"), filepath.Join(root, DeepCopyDir, "zz_generated.deepcopy.go"))
+
+	// Every API package's DeepCopy file, and no committed one that the types no longer give.
+	generated, committed := deepCopyFiles(t, codeRoot), deepCopyFiles(t, filepath.Join(root, "apis"))
+	if len(generated) < 2 {
+		t.Errorf("DeepCopy generated for %v only; want both API packages", generated)
+	}
+	for _, rel := range generated {
+		compareFile(t, filepath.Join(codeRoot, rel), filepath.Join(root, rel))
+	}
+	for _, rel := range committed {
+		if _, err := os.Stat(filepath.Join(codeRoot, "apis", rel)); err != nil {
+			t.Errorf("apis/%s is generated from no types: run make provider-generate, remove it", rel)
+		}
+	}
+}
+
+// deepCopyFiles lists the DeepCopy files under dir, relative to dir.
+func deepCopyFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == DeepCopyFile {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	return files
 }
 
 // compareDirs fails when the two directories do not hold the same files with the same bytes.

@@ -1,5 +1,6 @@
 // Command generate writes the provider's generated files from its Go types in apis/: the
-// DeepCopy methods (apis/v1alpha1/zz_generated.deepcopy.go) and the CRDs (package/crds).
+// DeepCopy methods (zz_generated.deepcopy.go in each API package: apis/v1alpha1 and
+// apis/namespaced/v1alpha1) and the CRDs (package/crds).
 // It drives controller-tools as a library, so the generators are pinned by this module's
 // go.mod and come from the Go module proxy like everything else.
 //
@@ -11,28 +12,34 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"golang.org/x/tools/go/packages"
 	"sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/deepcopy"
 	"sigs.k8s.io/controller-tools/pkg/genall"
+	"sigs.k8s.io/controller-tools/pkg/loader"
 )
 
 // apiPackages are loaded relative to the provider module root.
 const apiPackages = "./apis/..."
 
-// Where the outputs belong, relative to the provider module root.
-const (
-	CRDDir      = "package/crds"
-	DeepCopyDir = "apis/v1alpha1"
-)
+// CRDDir is where the CRDs belong, relative to the provider module root. The DeepCopy methods
+// belong into the directory of the package they are for.
+const CRDDir = "package/crds"
 
-// Generate writes the CRDs into crdDir and the DeepCopy methods into codeDir, loading the API
-// packages of the provider module at root. Directories must exist.
-func Generate(root, crdDir, codeDir string) error {
+// DeepCopyFile is the name of the generated DeepCopy file in each API package.
+const DeepCopyFile = "zz_generated.deepcopy.go"
+
+// Generate writes the CRDs into crdDir and the DeepCopy methods of each API package into the
+// package's directory relative to codeRoot (codeRoot = root writes them next to the types),
+// loading the API packages of the provider module at root. crdDir must exist; root must be
+// absolute.
+func Generate(root, crdDir, codeRoot string) error {
 	crdGen := genall.Generator(crd.Generator{CRDVersions: []string{"v1"}})
 	objGen := genall.Generator(deepcopy.Generator{})
 	gens := genall.Generators{&crdGen, &objGen}
@@ -45,7 +52,7 @@ func Generate(root, crdDir, codeDir string) error {
 		return fmt.Errorf("cannot load %s in %s: %w", apiPackages, root, err)
 	}
 	rt.OutputRules = genall.OutputRules{
-		Default: genall.OutputArtifacts{Code: genall.OutputToDirectory(codeDir)},
+		Default: outputToPackageUnder{root: root, codeRoot: codeRoot},
 		ByGenerator: map[*genall.Generator]genall.OutputRule{
 			&crdGen: genall.OutputToDirectory(crdDir),
 		},
@@ -56,6 +63,25 @@ func Generate(root, crdDir, codeDir string) error {
 		return fmt.Errorf("generation failed:\n%s", errs.String())
 	}
 	return stampVersion(crdDir)
+}
+
+// outputToPackageUnder writes a package's generated code into the package's directory,
+// relative to root, under codeRoot instead.
+type outputToPackageUnder struct{ root, codeRoot string }
+
+func (o outputToPackageUnder) Open(pkg *loader.Package, itemPath string) (io.WriteCloser, error) {
+	if pkg == nil || len(pkg.CompiledGoFiles) == 0 {
+		return nil, fmt.Errorf("cannot place %s: it belongs to no package on disk", itemPath)
+	}
+	rel, err := filepath.Rel(o.root, filepath.Dir(pkg.CompiledGoFiles[0]))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("package %s is outside %s", pkg.PkgPath, o.root)
+	}
+	dir := filepath.Join(o.codeRoot, rel)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return os.Create(filepath.Join(dir, itemPath))
 }
 
 // stampVersion replaces the "(devel)" that controller-tools writes into each CRD's
@@ -103,7 +129,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	if err := Generate(abs, filepath.Join(abs, CRDDir), filepath.Join(abs, DeepCopyDir)); err != nil {
+	if err := Generate(abs, filepath.Join(abs, CRDDir), abs); err != nil {
 		fail(err)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -33,12 +31,16 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis"
+	namespaced "github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis/namespaced/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis/v1alpha1"
 )
 
 const (
 	crossplaneNS = "crossplane-system"
 	projectNS    = "garden-team1"
+	// tenantNS is a namespace of the Crossplane cluster where namespaced AdminKubeconfigs live,
+	// as a namespaced composite resource's composition would create them.
+	tenantNS = "team1"
 	// lifetime is what the fake garden grants whatever is asked, so that a renewal happens
 	// within seconds: the provider renews when a third of it is left.
 	lifetime = 8 * time.Second
@@ -75,6 +77,7 @@ func TestProviderAgainstARealAPIServer(t *testing.T) {
 	w := start(t, kubeDir, etcdDir)
 
 	t.Run("the CRDs refuse what the provider cannot serve and fill in defaults", w.admission)
+	t.Run("the namespaced CRDs refuse what the provider cannot serve and fill in defaults", w.namespacedAdmission)
 	w.setUpGarden()
 	t.Run("the examples are accepted", w.examples)
 	w.startFakeGarden()
@@ -89,6 +92,9 @@ func TestProviderAgainstARealAPIServer(t *testing.T) {
 		w.create(t, "dev-viewer", "dev", "viewer")
 		w.waitSynced(t, "dev-viewer", `create failed: PermissionDenied: cannot issue an admin kubeconfig for Shoot garden-team1/dev: the ProviderConfig's credentials may not create shoots/adminkubeconfig: shoots.core.gardener.cloud "dev" is forbidden: User "garden-viewer" cannot create resource "shoots/adminkubeconfig"`)
 	})
+	t.Run("a namespaced AdminKubeconfig with the default ClusterProviderConfig gets its kubeconfig into a Secret in its own namespace", w.namespacedWithClusterProviderConfig)
+	t.Run("a namespaced AdminKubeconfig with a ProviderConfig of its namespace gets a kubeconfig", w.namespacedWithProviderConfig)
+	t.Run("a namespaced ProviderConfig pointing at another namespace's Secret is refused", w.namespacedCrossNamespaceRefused)
 	t.Run("deletion releases the resource", w.deletion)
 	t.Run("no secret in events or logs", w.noSecrets)
 }
@@ -323,7 +329,10 @@ func (w *world) startFakeGarden() {
 }
 
 // startProvider runs the provider against the API server as a plain process, with a
-// ProviderConfig per garden user.
+// ProviderConfig per garden user; for the namespaced AdminKubeconfigs a ClusterProviderConfig
+// default (the garden-provider user, Secret in crossplane-system), a ProviderConfig garden in
+// the tenant namespace with its own copy of that Secret, and a ProviderConfig sneaky in the
+// tenant namespace that names the Secret in crossplane-system.
 func (w *world) startProvider() {
 	for _, pc := range []struct{ name, user string }{{"default", "garden-provider"}, {"viewer", "garden-viewer"}} {
 		kc := w.userKubeconfig(pc.user, nil, w.fakeURL, w.fakeCA)
@@ -335,6 +344,13 @@ func (w *world) startProvider() {
 			}}},
 		)
 	}
+	kc := w.userKubeconfig("garden-provider", nil, w.fakeURL, w.fakeCA)
+	w.apply(
+		&namespaced.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: credentialsIn(crossplaneNS, "garden-provider")},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "garden-credentials"}, Data: map[string][]byte{"kubeconfig": kc}},
+		&namespaced.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "garden"}, Spec: credentialsIn(tenantNS, "garden-credentials")},
+		&namespaced.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "sneaky"}, Spec: credentialsIn(crossplaneNS, "garden-provider")},
+	)
 	// The poll interval is far longer than the kubeconfigs live: renewals must not depend on it.
 	w.run("provider", w.providerBin, []string{"KUBECONFIG=" + w.adminKC},
 		"--debug", "--poll=1h", "--metrics-bind-address=0", "--health-probe-bind-addr=0")
@@ -422,8 +438,13 @@ func (w *world) waitSynced(t *testing.T, name, message string) {
 
 func (w *world) secret(t *testing.T, name string) *corev1.Secret {
 	t.Helper()
+	return w.secretIn(t, crossplaneNS, name)
+}
+
+func (w *world) secretIn(t *testing.T, namespace, name string) *corev1.Secret {
+	t.Helper()
 	s := &corev1.Secret{}
-	err := w.kube.Get(context.Background(), types.NamespacedName{Namespace: crossplaneNS, Name: name}, s)
+	err := w.kube.Get(context.Background(), types.NamespacedName{Namespace: namespace, Name: name}, s)
 	if kerrors.IsNotFound(err) {
 		return nil
 	}
@@ -454,20 +475,8 @@ func (w *world) issueAndRenew(t *testing.T) {
 	}
 
 	// The kubeconfig works: the Shoot's API server (here the same one) knows its user.
-	rc, err := clientcmd.RESTConfigFromKubeConfig(first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	review, err := cs.AuthenticationV1().SelfSubjectReviews().Create(context.Background(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("using the issued kubeconfig: %v", err)
-	}
-	if review.Status.UserInfo.Username != "garden-provider" {
-		t.Errorf("the issued kubeconfig authenticates as %q, want the garden user who requested it", review.Status.UserInfo.Username)
+	if user := whoAmI(t, first); user != "garden-provider" {
+		t.Errorf("the issued kubeconfig authenticates as %q, want the garden user who requested it", user)
 	}
 
 	// The garden granted 8 seconds whatever was asked; the provider planned on that.
@@ -504,8 +513,15 @@ func (w *world) deletion(t *testing.T) {
 	if err := w.kube.Delete(ctx, w.get(t, "dev-admin")); err != nil {
 		t.Fatal(err)
 	}
+	if err := w.kube.Delete(ctx, w.getNS(t, "tenant-admin")); err != nil {
+		t.Fatal(err)
+	}
 	w.waitFor(t, "dev-admin to be gone", func() (bool, error) {
 		err := w.kube.Get(ctx, types.NamespacedName{Name: "dev-admin"}, &v1alpha1.AdminKubeconfig{})
+		return kerrors.IsNotFound(err), nil
+	})
+	w.waitFor(t, "team1/tenant-admin to be gone", func() (bool, error) {
+		err := w.kube.Get(ctx, types.NamespacedName{Namespace: tenantNS, Name: "tenant-admin"}, &namespaced.AdminKubeconfig{})
 		return kerrors.IsNotFound(err), nil
 	})
 }

@@ -1,5 +1,9 @@
 // Package adminkubeconfig reconciles AdminKubeconfig managed resources with crossplane-runtime's
-// managed reconciler.
+// managed reconciler: the cluster-scoped ones of gardener.kaas.scs.community (NewReconciler)
+// and the namespaced ones of gardener.m.kaas.scs.community (NewNamespacedReconciler). One
+// connector and one external client serve both (object.go views either kind alike); only the
+// provider config lookup differs (connector.go), and a namespaced ProviderConfig may only use
+// a credentials Secret of its own namespace.
 //
 // The "external resource" is the admin kubeconfig the provider last issued. It lives only in
 // the connection secret; the provider knows when it was issued and when it expires from

@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -48,9 +47,9 @@ var _ managed.ExternalClient = &external{}
 // Observe reports whether the connection secret holds a kubeconfig this provider issued for
 // the Shoot the spec names, and whether it is due for renewal. It contacts no garden.
 func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
-	cr, ok := mg.(*v1alpha1.AdminKubeconfig)
-	if !ok {
-		return managed.ExternalObservation{}, errors.New(errNotAdminKubeconfig)
+	cr, err := asAdminKubeconfig(mg)
+	if err != nil {
+		return managed.ExternalObservation{}, err
 	}
 	if meta.WasDeleted(cr) {
 		// Nothing in the garden to delete (see Delete): report the kubeconfig gone so that the
@@ -118,13 +117,13 @@ func (e *external) Disconnect(_ context.Context) error { return nil }
 // issue requests a kubeconfig and records it. On failure the managed resource and the
 // connection secret stay as they are, so the previous kubeconfig keeps being served.
 func (e *external) issue(ctx context.Context, mg resource.Managed) (managed.ConnectionDetails, error) {
-	cr, ok := mg.(*v1alpha1.AdminKubeconfig)
-	if !ok {
-		return nil, errors.New(errNotAdminKubeconfig)
+	cr, err := asAdminKubeconfig(mg)
+	if err != nil {
+		return nil, err
 	}
 	req := garden.Request{
-		Namespace:         cr.Spec.ForProvider.Namespace,
-		ShootName:         cr.Spec.ForProvider.ShootName,
+		Namespace:         cr.params.Namespace,
+		ShootName:         cr.params.ShootName,
 		ExpirationSeconds: expirationSeconds(cr),
 	}
 	got, err := e.garden.Issue(ctx, req)
@@ -149,13 +148,13 @@ func (e *external) issue(ctx context.Context, mg resource.Managed) (managed.Conn
 
 // publishedKubeconfig returns the kubeconfig in the connection secret, or nil when there is
 // none or the secret is not this resource's (then publishing will fail and say so).
-func (e *external) publishedKubeconfig(ctx context.Context, cr *v1alpha1.AdminKubeconfig) ([]byte, error) {
-	ref := cr.GetWriteConnectionSecretToReference()
+func (e *external) publishedKubeconfig(ctx context.Context, cr *adminKubeconfig) ([]byte, error) {
+	ref := cr.secret
 	if ref == nil {
 		return nil, errors.New(errNoSecretRef)
 	}
 	s := &corev1.Secret{}
-	err := e.kube.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, s)
+	err := e.kube.Get(ctx, *ref, s)
 	switch {
 	case kerrors.IsNotFound(err):
 		return nil, nil
@@ -167,19 +166,19 @@ func (e *external) publishedKubeconfig(ctx context.Context, cr *v1alpha1.AdminKu
 	return s.Data[KeyKubeconfig], nil
 }
 
-func shoot(cr *v1alpha1.AdminKubeconfig) string {
-	return cr.Spec.ForProvider.Namespace + "/" + cr.Spec.ForProvider.ShootName
+func shoot(cr *adminKubeconfig) string {
+	return cr.params.Namespace + "/" + cr.params.ShootName
 }
 
-func expirationSeconds(cr *v1alpha1.AdminKubeconfig) int64 {
-	if s := cr.Spec.ForProvider.ExpirationSeconds; s != nil {
+func expirationSeconds(cr *adminKubeconfig) int64 {
+	if s := cr.params.ExpirationSeconds; s != nil {
 		return *s
 	}
 	return v1alpha1.DefaultExpirationSeconds
 }
 
-func renewBefore(cr *v1alpha1.AdminKubeconfig) *time.Duration {
-	if d := cr.Spec.ForProvider.RenewBefore; d != nil {
+func renewBefore(cr *adminKubeconfig) *time.Duration {
+	if d := cr.params.RenewBefore; d != nil {
 		return &d.Duration
 	}
 	return nil

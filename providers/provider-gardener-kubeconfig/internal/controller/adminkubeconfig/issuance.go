@@ -17,7 +17,7 @@ import (
 // persists only status. A record kept in status alone would be lost after the first
 // issuance, and the next Observe would find a kubeconfig without knowing when it expires.
 // Observe uses whichever record is newer, so the annotation matters only until the first
-// renewal.
+// renewal. AdminKubeconfigs of both groups use this one key.
 const AnnotationIssuance = v1alpha1.Group + "/issuance"
 
 // issuance is what the provider remembers about the kubeconfig it issued last. It holds no
@@ -30,10 +30,10 @@ type issuance struct {
 }
 
 // lastIssuance returns the newest record in status and annotation, if any.
-func lastIssuance(cr *v1alpha1.AdminKubeconfig) (issuance, bool) {
+func lastIssuance(cr *adminKubeconfig) (issuance, bool) {
 	var best issuance
 	found := false
-	at := cr.Status.AtProvider
+	at := cr.at
 	if at.IssuedAt != nil && at.ExpirationTimestamp != nil && at.Shoot != "" {
 		best, found = issuance{Shoot: at.Shoot, IssuedAt: at.IssuedAt.Time, ExpiresAt: at.ExpirationTimestamp.Time}, true
 	}
@@ -50,7 +50,7 @@ func lastIssuance(cr *v1alpha1.AdminKubeconfig) (issuance, bool) {
 }
 
 // annotate writes an issuance into the annotation, for Create (see AnnotationIssuance).
-func annotate(cr *v1alpha1.AdminKubeconfig, rec issuance) {
+func annotate(cr *adminKubeconfig, rec issuance) {
 	raw, _ := json.Marshal(rec) // a struct of strings and times always marshals
 	annotations := cr.GetAnnotations()
 	if annotations == nil {
@@ -61,10 +61,10 @@ func annotate(cr *v1alpha1.AdminKubeconfig, rec issuance) {
 }
 
 // observe writes an issuance, the server and the renewal time into status.atProvider.
-func observe(cr *v1alpha1.AdminKubeconfig, rec issuance, server string, renewAt time.Time) {
-	cr.Status.AtProvider.Shoot = rec.Shoot
-	cr.Status.AtProvider.Server = server
-	cr.Status.AtProvider.RenewalTime = &metav1.Time{Time: renewAt}
-	cr.Status.AtProvider.IssuedAt = &metav1.Time{Time: rec.IssuedAt}
-	cr.Status.AtProvider.ExpirationTimestamp = &metav1.Time{Time: rec.ExpiresAt}
+func observe(cr *adminKubeconfig, rec issuance, server string, renewAt time.Time) {
+	cr.at.Shoot = rec.Shoot
+	cr.at.Server = server
+	cr.at.RenewalTime = &metav1.Time{Time: renewAt}
+	cr.at.IssuedAt = &metav1.Time{Time: rec.IssuedAt}
+	cr.at.ExpirationTimestamp = &metav1.Time{Time: rec.ExpiresAt}
 }

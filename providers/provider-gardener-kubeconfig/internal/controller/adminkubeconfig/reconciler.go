@@ -7,9 +7,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	namespaced "github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis/namespaced/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/garden"
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/renewal"
@@ -34,9 +36,21 @@ type Options struct {
 	UserAgent string
 }
 
-// NewReconciler returns the managed reconciler of AdminKubeconfigs, without a controller
-// around it: Setup adds that, tests drive it directly.
+// NewReconciler returns the managed reconciler of the cluster-scoped AdminKubeconfigs
+// (gardener.kaas.scs.community), without a controller around it: Setup adds that, tests drive
+// it directly.
 func NewReconciler(mgr manager.Manager, o Options) *managed.Reconciler {
+	return newReconciler(mgr, v1alpha1.AdminKubeconfigGroupVersionKind, o)
+}
+
+// NewNamespacedReconciler returns the managed reconciler of the namespaced AdminKubeconfigs
+// (gardener.m.kaas.scs.community). It differs from NewReconciler only in the kind it
+// reconciles: the connector and the external client serve both.
+func NewNamespacedReconciler(mgr manager.Manager, o Options) *managed.Reconciler {
+	return newReconciler(mgr, namespaced.AdminKubeconfigGroupVersionKind, o)
+}
+
+func newReconciler(mgr manager.Manager, kind schema.GroupVersionKind, o Options) *managed.Reconciler {
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
 	}
@@ -48,11 +62,12 @@ func NewReconciler(mgr manager.Manager, o Options) *managed.Reconciler {
 		o.NewIssuer = func(kc []byte) (Issuer, error) { return garden.NewClient(kc, ua) }
 	}
 	conn := &connector{
-		kube:      mgr.GetClient(),
-		usage:     resource.NewLegacyProviderConfigUsageTracker(mgr.GetClient(), &v1alpha1.ProviderConfigUsage{}),
-		newIssuer: o.NewIssuer,
-		clock:     o.Clock,
-		log:       o.Logger,
+		kube:        mgr.GetClient(),
+		usage:       resource.NewLegacyProviderConfigUsageTracker(mgr.GetClient(), &v1alpha1.ProviderConfigUsage{}),
+		modernUsage: resource.NewProviderConfigUsageTracker(mgr.GetClient(), &namespaced.ProviderConfigUsage{}),
+		newIssuer:   o.NewIssuer,
+		clock:       o.Clock,
+		log:         o.Logger,
 	}
 	opts := []managed.ReconcilerOption{
 		managed.WithExternalConnector(conn),
@@ -80,7 +95,7 @@ func NewReconciler(mgr manager.Manager, o Options) *managed.Reconciler {
 	if o.ManagementPolicies {
 		opts = append(opts, managed.WithManagementPolicies())
 	}
-	return managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.AdminKubeconfigGroupVersionKind), opts...)
+	return managed.NewReconciler(mgr, resource.ManagedKind(kind), opts...)
 }
 
 // PollIntervalHook makes the reconciler come back at the renewal time when that is sooner
@@ -89,10 +104,10 @@ func NewReconciler(mgr manager.Manager, o Options) *managed.Reconciler {
 // limiter with exponential backoff instead.
 func PollIntervalHook(c clock.PassiveClock) managed.PollIntervalHook {
 	return func(mg resource.Managed, poll time.Duration) time.Duration {
-		cr, ok := mg.(*v1alpha1.AdminKubeconfig)
-		if !ok || cr.Status.AtProvider.RenewalTime == nil {
+		cr, err := asAdminKubeconfig(mg)
+		if err != nil || cr.at.RenewalTime == nil {
 			return poll
 		}
-		return renewal.RequeueAfter(c.Now(), cr.Status.AtProvider.RenewalTime.Time, poll)
+		return renewal.RequeueAfter(c.Now(), cr.at.RenewalTime.Time, poll)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpfake "github.com/crossplane/crossplane-runtime/v2/pkg/resource/fake"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -99,7 +100,7 @@ func (x *rig) kubeconfig() []byte {
 	return s.Data[KeyKubeconfig]
 }
 
-func wantCondition(t *testing.T, cr *v1alpha1.AdminKubeconfig, ct xpv2.ConditionType, status corev1.ConditionStatus, reason xpv2.ConditionReason, message string) {
+func wantCondition(t *testing.T, cr resource.Conditioned, ct xpv2.ConditionType, status corev1.ConditionStatus, reason xpv2.ConditionReason, message string) {
 	t.Helper()
 	c := cr.GetCondition(ct)
 	if c.Status != status || c.Reason != reason || !strings.Contains(c.Message, message) {

@@ -10,13 +10,26 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	namespaced "github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis/namespaced/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis/v1alpha1"
 )
 
-// Setup adds the AdminKubeconfig controller to the manager.
+// Setup adds the controllers of both AdminKubeconfig kinds to the manager: the cluster-scoped
+// one of gardener.kaas.scs.community and the namespaced one of gardener.m.kaas.scs.community.
 func Setup(mgr ctrl.Manager, o controller.Options, userAgent string) error {
-	name := managed.ControllerName(v1alpha1.AdminKubeconfigGroupKind)
+	if err := setup(mgr, o, userAgent, v1alpha1.AdminKubeconfigGroupKind, &v1alpha1.AdminKubeconfig{}, &v1alpha1.AdminKubeconfigList{}, NewReconciler); err != nil {
+		return err
+	}
+	return setup(mgr, o, userAgent, namespaced.AdminKubeconfigGroupKind, &namespaced.AdminKubeconfig{}, &namespaced.AdminKubeconfigList{}, NewNamespacedReconciler)
+}
+
+func setup(mgr ctrl.Manager, o controller.Options, userAgent, groupKind string, kind client.Object, list resource.ManagedList,
+	newReconciler func(manager.Manager, Options) *managed.Reconciler,
+) error {
+	name := managed.ControllerName(groupKind)
 	opts := Options{
 		Logger:             o.Logger.WithValues("controller", name),
 		Recorder:           event.NewAPIRecorder(mgr.GetEventRecorderFor(name)), //nolint:staticcheck // crossplane-runtime's event package still wants the legacy recorder
@@ -28,16 +41,16 @@ func Setup(mgr ctrl.Manager, o controller.Options, userAgent string) error {
 	if o.MetricOptions != nil {
 		opts.MetricRecorder = o.MetricOptions.MRMetrics
 		if err := mgr.Add(statemetrics.NewMRStateRecorder(mgr.GetClient(), o.Logger, o.MetricOptions.MRStateMetrics,
-			&v1alpha1.AdminKubeconfigList{}, o.MetricOptions.PollStateMetricInterval)); err != nil {
+			list, o.MetricOptions.PollStateMetricInterval)); err != nil {
 			return err
 		}
 	}
-	r := NewReconciler(mgr, opts)
+	r := newReconciler(mgr, opts)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
 		// Status updates do not trigger reconciles; spec, label and annotation changes do.
 		WithEventFilter(resource.DesiredStateChanged()).
-		For(&v1alpha1.AdminKubeconfig{}).
+		For(kind).
 		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
 }
