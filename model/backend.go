@@ -143,6 +143,10 @@ type Rendering struct {
 type Resource struct {
 	Name   string
 	Object *unstructured.Unstructured
+	// Disposable says that deleting the resource loses nothing of the cluster, whatever
+	// its deletion policy: an admin kubeconfig, the composed kubeconfig Secret, what reads
+	// objects (collections, observe-only Objects). The cluster's deletion policy ignores it.
+	Disposable bool
 }
 
 // Unsupported is a portable field that a backend cannot honour.

@@ -21,7 +21,7 @@ func kubeconfigSecret(req *Request, name string, details map[string][]byte) Reso
 			data[k] = base64.StdEncoding.EncodeToString(v)
 		}
 	}
-	return Resource{Name: ResourceKubeconfigSecret, Object: &unstructured.Unstructured{Object: map[string]any{
+	return Resource{Name: ResourceKubeconfigSecret, Disposable: true, Object: &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1",
 		"kind":       "Secret",
 		"metadata":   map[string]any{"name": name, "namespace": req.Cluster.Namespace, "labels": stringMap(req.Labels())},

@@ -39,7 +39,7 @@ func (r *Request) Managed(m Managed) Resource {
 	for k, v := range m.Spec {
 		spec[k] = v
 	}
-	protect := r.Protected() && !m.NothingToKeep
+	protect := r.KeepOnDelete() && !m.NothingToKeep
 	if m.Namespace != "" {
 		ref := map[string]any{"name": m.ProviderConfig}
 		if m.ProviderConfigKind != "" {
@@ -73,7 +73,7 @@ func (r *Request) Managed(m Managed) Resource {
 	if len(m.Annotations) > 0 {
 		meta["annotations"] = stringMap(m.Annotations)
 	}
-	return Resource{Name: m.Resource, Object: &unstructured.Unstructured{Object: map[string]any{
+	return Resource{Name: m.Resource, Disposable: m.NothingToKeep, Object: &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": m.APIVersion,
 		"kind":       m.Kind,
 		"metadata":   meta,

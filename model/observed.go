@@ -65,6 +65,7 @@ func keepUnobserved(r *Rendering, observed map[string]ObservedResource, unobserv
 	for _, name := range unobserved {
 		kept := Resource{Name: name, Object: LastApplied(observed[name].Object)}
 		if i := slices.IndexFunc(r.Resources, func(res Resource) bool { return res.Name == name }); i >= 0 {
+			kept.Disposable = r.Resources[i].Disposable
 			r.Resources[i] = kept
 			continue
 		}

@@ -68,8 +68,9 @@ type Native struct {
 
 // Compose returns the composed resource that makes a native object exist: the object
 // itself locally, an Object that manages it remotely. Both carry the cluster's label. A
-// remote Object orphans its object while the cluster is protected from deletion, so that
-// deleting the composite never deletes a protected cluster behind the admission policy.
+// remote Object orphans its object while the cluster is to be kept on deletion
+// (KeepOnDelete), so that deleting the composite never deletes a protected cluster behind
+// the admission policy. A local object cannot be orphaned: it is deleted with the composite.
 func (p Placement) Compose(n Native) Resource {
 	obj := n.Object.DeepCopy()
 	labelCluster(obj, p.req)
@@ -82,7 +83,7 @@ func (p Placement) Compose(n Native) Resource {
 		ProviderConfigName: p.providerConfig,
 		Labels:             p.req.Labels(),
 		ReadinessCelQuery:  n.Readiness,
-		Orphan:             p.req.Protected(),
+		Orphan:             p.req.KeepOnDelete(),
 	})}
 }
 
@@ -151,7 +152,7 @@ func (p Placement) ListResources(l List) []Resource {
 		meta["namespace"] = p.req.Cluster.Namespace
 		apiVersion, ref["kind"] = namespacedCollectionAPIVersion, providerkubernetes.ClusterProviderConfigKind
 	}
-	return []Resource{{Name: l.Requirement, Object: &unstructured.Unstructured{Object: map[string]any{
+	return []Resource{{Name: l.Requirement, Disposable: true, Object: &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": apiVersion,
 		"kind":       collectionKind,
 		"metadata":   meta,
@@ -222,7 +223,7 @@ func (p Placement) SecretResources(s SecretRead) []Resource {
 	if p.Local() {
 		return nil
 	}
-	return []Resource{{Name: s.Name, Object: providerkubernetes.Wrap(map[string]any{
+	return []Resource{{Name: s.Name, Disposable: true, Object: providerkubernetes.Wrap(map[string]any{
 		"apiVersion": "v1",
 		"kind":       "Secret",
 		"metadata":   map[string]any{"name": s.SecretName, "namespace": s.Namespace},

@@ -69,6 +69,9 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 
 	xr := in.Cluster
+	if err := validateDeletionPolicyAnnotation(xr); err != nil {
+		return nil, err
+	}
 	tenant := Tenant{Namespace: IdentityOf(xr).Namespace}
 	if tenant.Namespace != "" && slices.ContainsFunc(configs, usesSelector) {
 		// An environment admits namespaces by label: read the claim's namespace. Only
@@ -189,11 +192,12 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	out.Observation = obs
 	out.Status = obs.Status
 	out.Status.Backend = &kaasv1alpha1.BackendStatus{
-		Type:        env.Backend,
-		Environment: env.Name,
-		Region:      env.Region,
-		Name:        req.NativeName,
-		NativeRef:   rendering.NativeRef,
+		Type:           env.Backend,
+		Environment:    env.Name,
+		Region:         env.Region,
+		Name:           req.NativeName,
+		NativeRef:      rendering.NativeRef,
+		DeletionPolicy: deletionPolicy(rendering.Resources),
 	}
 	if out.Status.Backend.NativeRef == nil && pinned.NativeRef != nil {
 		// The backend could not say where its object lives this time (its inputs are

@@ -302,7 +302,9 @@ func TestReconcile(t *testing.T) {
 				name = tc.wantName
 			}
 			want := &kaasv1alpha1.BackendStatus{Type: "fake", Environment: "regionone", Region: "RegionOne", Name: name,
-				NativeRef: &kaasv1alpha1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Name: name}}
+				NativeRef: &kaasv1alpha1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Name: name},
+				// The fake backend composes a plain object: deleting the composite deletes it.
+				DeletionPolicy: kaasv1alpha1.DeletionDelete}
 			if diff := cmp.Diff(want, out.Status.Backend); diff != "" {
 				t.Errorf("status.backend: -want, +got:\n%s", diff)
 			}

@@ -307,3 +307,30 @@ func TestSecretInAnObjectsStatusIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestDeletionPolicyAnnotation: a value of kaas.scs.community/deletion-policy the API does
+// not know is refused with the allowed values, nothing changed: guessing would delete a
+// cluster meant to be kept, or the reverse. Orphan on an unprotected cluster orphans the
+// Shoot's Object and says so in the status, which the deletion protection policy trusts.
+func TestDeletionPolicyAnnotation(t *testing.T) {
+	annotated := func(value string) map[string]any {
+		xr := deepCopy(readObject(t, exampleXR))
+		xr["metadata"].(map[string]any)["annotations"] = map[string]any{"kaas.scs.community/deletion-policy": value}
+		xr["spec"].(map[string]any)["deletionProtection"] = false
+		return xr
+	}
+	got := run(t, withPreviousStep(requestFor(t, annotated("Keep"), readObjects(t, exampleEnvironment))))
+	want := refused("InvalidSpec", `annotation kaas.scs.community/deletion-policy: "Keep" is not a deletion policy; allowed: [Delete Orphan]`)
+	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
+		t.Errorf("RunFunction with an unknown deletion policy: -want, +got:\n%s", diff)
+	}
+
+	for value, wantPolicy := range map[string]string{"Orphan": "Orphan", "Delete": "Delete"} {
+		rsp := run(t, requestFor(t, annotated(value), readObjects(t, exampleEnvironment)))
+		shoot := specOf(t, rsp, gardener.ResourceShoot).GetStructValue().GetFields()["deletionPolicy"].GetStringValue()
+		status := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().GetFields()["backend"].GetStructValue().GetFields()["deletionPolicy"].GetStringValue()
+		if shoot != wantPolicy || status != wantPolicy {
+			t.Errorf("annotation %s on an unprotected cluster: Shoot Object deletionPolicy %q, status.backend.deletionPolicy %q; want both %s", value, shoot, status, wantPolicy)
+		}
+	}
+}

@@ -175,6 +175,16 @@ type BackendStatus struct {
 	//
 	// +optional
 	NativeRef *ObjectReference `json:"nativeRef,omitempty"`
+
+	// DeletionPolicy is what deleting this object would do to the cluster now, as the
+	// composed resources were last rendered: Orphan when every one that holds the cluster
+	// leaves it in place (deletion protection on, or the kaas.scs.community/deletion-policy
+	// annotation), Delete otherwise. Cluster API clusters composed in Crossplane's own
+	// cluster are always Delete: Kubernetes deletes them with their composite. The deletion
+	// protection policy lets a protected cluster go only once this says Orphan.
+	//
+	// +optional
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 }
 
 // BackendType names a backend.

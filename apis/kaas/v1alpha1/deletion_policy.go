@@ -1,0 +1,27 @@
+package v1alpha1
+
+// AnnotationDeletionPolicy on a cluster (claim or composite) asks what deleting it does to
+// the cluster it describes: "Orphan" leaves the native cluster running (every composed
+// resource that holds it is orphaned); "Delete", the default, deletes it unless deletion
+// protection is on. It is how a cluster leaves this API without going away: moving from the
+// claim flavour to namespaced composites (docs/migration.md), or to another control plane.
+// An annotation rather than a spec field because it is about this object's life, not about
+// the cluster: it is the same for every backend and never reaches one.
+const AnnotationDeletionPolicy = "kaas.scs.community/deletion-policy"
+
+// DeletionPolicy is what deleting a cluster's object does to the cluster.
+//
+// +kubebuilder:validation:Enum=Delete;Orphan
+type DeletionPolicy string
+
+// Deletion policies.
+const (
+	// DeletionDelete: deleting the object deletes the cluster.
+	DeletionDelete DeletionPolicy = "Delete"
+	// DeletionOrphan: deleting the object leaves the cluster; a new object of the same
+	// namespace and name (in either flavour) takes it over.
+	DeletionOrphan DeletionPolicy = "Orphan"
+)
+
+// DeletionPolicies lists the deletion policies, for messages.
+func DeletionPolicies() []DeletionPolicy { return []DeletionPolicy{DeletionDelete, DeletionOrphan} }
