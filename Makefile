@@ -1,7 +1,7 @@
 # The SCS cluster API: one Crossplane Configuration and composition function over Gardener,
 # Cluster API (SCS Cluster Stacks) and OpenStack Magnum.
 #
-#   make demo     a local Crossplane with the function and example claims (make down stops it)
+#   make demo     a local Crossplane with the function and example clusters (make down stops it)
 #   make test     every test, what CI runs: unit, schemas, upstream validation, render, end-to-end
 #   make render   render every example through the real crossplane CLI, validate, print
 #   make help     everything else
@@ -92,15 +92,19 @@ include hack/provider.mk
 # What the playground installs into the Crossplane cluster, and the claims make demo applies:
 # one or two per backend. The Cluster Stacks and Magnum kinds are served as CRDs
 # (--backend-crds), and the ClusterStackReleases get the status the operator would write.
-DEMO_MANIFESTS := apis/xrd,compositions,examples/environments,package/deletion-protection.yaml,package/rbac.yaml,providers/provider-gardener-kubeconfig/package/crds
+# DEMO_FLAVOUR picks the API: namespaced (Crossplane v2 SCSCluster composites, the default) or
+# legacy (SCSCluster claims of XSCSCluster composites). The example files serve both: the
+# namespaced composite and the claim are the same kind.
+DEMO_FLAVOUR ?= namespaced
+DEMO_MANIFESTS := apis/xrd/$(DEMO_FLAVOUR),compositions/$(DEMO_FLAVOUR),examples/environments,package/deletion-protection.yaml,package/rbac.yaml,providers/provider-gardener-kubeconfig/package/crds
 DEMO_WITH_STATUS := examples/render/clusterstack/required/releases.yaml
 DEMO_CLAIMS := examples/claims/gardener-minimal.yaml,examples/claims/gardener-production.yaml,examples/claims/clusterstack-dev.yaml,examples/claims/magnum-dev.yaml
 E2E_TIMEOUT ?= 40m
 
 .PHONY: demo down simulate e2e
 
-demo: build tools-controlplane playground-bin ## Start the playground, apply the example claims, show what they became; runs until make down.
-	$(PLAYGROUND_BIN) demo --run-dir=$(PLAYGROUND_RUN_DIR) --function-binary=$(FUNCTION) \
+demo: build tools-controlplane playground-bin ## Start the playground, apply the example clusters, show what they became; runs until make down (DEMO_FLAVOUR=legacy: claims).
+	$(PLAYGROUND_BIN) demo --flavour=$(DEMO_FLAVOUR) --run-dir=$(PLAYGROUND_RUN_DIR) --function-binary=$(FUNCTION) \
 		--manifest=$(DEMO_MANIFESTS) --project=team1 --namespace=team1,kaas-team1 --kubeconfig-provider \
 		--backend-crds --with-status=$(DEMO_WITH_STATUS) \
 		--claims=$(DEMO_CLAIMS)
@@ -116,8 +120,14 @@ simulate: playground-bin ## Play Gardener in the playground: write the status it
 
 # The tests build the function (and provider-gardener-kubeconfig) into their own run
 # directory under _output/e2e, kept when a test fails. -p=1: one control plane at a time.
-e2e: tools-controlplane ## End-to-end tests on a live local control plane (the control plane's smoke test too).
-	cd test/e2e && SCS_KAAS_E2E=1 go test -count=1 -p=1 -timeout=$(E2E_TIMEOUT) -v . ./controlplane/
+# One control plane serves one flavour of the API (both own SCSCluster), so the package runs
+# three times: the legacy claims (and the control plane's smoke test), the namespaced v2
+# composites, and the migration from the first to the second (docs/migration.md).
+E2E_GO_TEST = SCS_KAAS_E2E=1 go test -count=1 -p=1 -timeout=$(E2E_TIMEOUT) -v
+e2e: tools-controlplane ## End-to-end tests on live local control planes: legacy, namespaced (v2) and migration.
+	cd test/e2e && $(E2E_GO_TEST) -skip '^Test(Namespaced|Migration)' . ./controlplane/
+	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^TestNamespaced' .
+	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=migration $(E2E_GO_TEST) -run '^TestMigration' .
 
 .PHONY: clean
 clean: ## Remove _output (the tool cache stays).

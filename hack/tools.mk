@@ -22,9 +22,12 @@ endif
 ifndef SCS_KAAS_TOOL_PROVIDER_KUBERNETES
 SCS_KAAS_TOOL_PROVIDER_KUBERNETES := $(shell $(TOOLS_BUILD) --dir provider-kubernetes)
 endif
+ifndef SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING
+SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING := $(shell $(TOOLS_BUILD) --dir function-go-templating)
+endif
 # The control plane package (test/e2e/controlplane) reads these.
 export SCS_KAAS_TOOL_KUBERNETES SCS_KAAS_TOOL_ETCD SCS_KAAS_TOOL_CROSSPLANE \
-	SCS_KAAS_TOOL_CROSSPLANE_CLI SCS_KAAS_TOOL_PROVIDER_KUBERNETES
+	SCS_KAAS_TOOL_CROSSPLANE_CLI SCS_KAAS_TOOL_PROVIDER_KUBERNETES SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING
 
 KUBECTL := $(SCS_KAAS_TOOL_KUBERNETES)/kubectl
 KUBE_APISERVER := $(SCS_KAAS_TOOL_KUBERNETES)/kube-apiserver
@@ -37,7 +40,7 @@ CROSSPLANE_CLI := $(SCS_KAAS_TOOL_CROSSPLANE_CLI)/crossplane-cli
 PROVIDER_KUBERNETES := $(SCS_KAAS_TOOL_PROVIDER_KUBERNETES)/provider-kubernetes
 PROVIDER_KUBERNETES_CRDS := $(SCS_KAAS_TOOL_PROVIDER_KUBERNETES)/crds
 
-.PHONY: tools-all tools-list tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-controlplane
+.PHONY: tools-all tools-list tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating tools-controlplane
 
 # Build every pinned tool (first run 25-45 min on 2 cores, then a no-op). Named
 # tools-all so that it does not clash with a top-level `tools` target.
@@ -47,8 +50,8 @@ tools-all: ## Build every pinned tool into the cache.
 tools-list: ## List the pinned tools.
 	@$(TOOLS_BUILD) --list
 
-tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes:
+tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating:
 	@$(TOOLS_BUILD) $(patsubst tools-%,%,$@) >/dev/null
 
 tools-controlplane: ## What the local control plane needs (not the CLI).
-	@$(TOOLS_BUILD) kubernetes etcd crossplane provider-kubernetes >/dev/null
+	@$(TOOLS_BUILD) kubernetes etcd crossplane provider-kubernetes function-go-templating >/dev/null

@@ -61,6 +61,10 @@ func run(m *testing.M) int {
 	// Crossplane's v1 XRD and its claims warn on every request; once is enough.
 	rest.SetDefaultWarningHandler(rest.NewWarningWriter(os.Stderr, rest.WarningWriterOptions{Deduplicate: true}))
 
+	flavour = e2eFlavour(os.Getenv("SCS_KAAS_E2E_FLAVOUR"))
+	if flavour == "" {
+		flavour = flavourLegacy
+	}
 	var err error
 	if repoRoot, err = controlplane.FindRepoRoot("."); err != nil {
 		return fail("finding the repository: %v", err)
@@ -88,8 +92,9 @@ func run(m *testing.M) int {
 		FunctionBinary: fnBin,
 		GardenProjects: []string{gardenProject},
 		Manifests: append([]string{
-			filepath.Join(repoRoot, "apis", "xrd", "legacy"),
-			filepath.Join(repoRoot, "compositions", "legacy"),
+			// The flavour's XRD and Composition; the migration starts from the legacy one.
+			filepath.Join(repoRoot, "apis", "xrd", flavour.xrd()),
+			filepath.Join(repoRoot, "compositions", flavour.xrd()),
 			filepath.Join(repoRoot, "examples", "environments"),
 			filepath.Join(repoRoot, "package", "deletion-protection.yaml"),
 			filepath.Join(repoRoot, "package", "rbac.yaml"),
@@ -180,10 +185,44 @@ func fail(format string, args ...any) int {
 // needEnv skips a test when the control plane is not running.
 func needEnv(t *testing.T) {
 	t.Helper()
+	needFlavour(t, flavourLegacy)
+}
+
+// needFlavour skips a test when there is no control plane, or when it serves another
+// flavour of the API than the test is for: one cluster installs one flavour (both serve
+// SCSCluster), so make e2e runs the package once per flavour (SCS_KAAS_E2E_FLAVOUR).
+func needFlavour(t *testing.T, f e2eFlavour) {
+	t.Helper()
 	if env == nil {
 		t.Skip("set SCS_KAAS_E2E=1 to run the end-to-end tests (make e2e; needs the pinned tools)")
 	}
+	if flavour != f {
+		t.Skipf("a test of the %s flavour; this control plane serves the %s one (SCS_KAAS_E2E_FLAVOUR)", f, flavour)
+	}
 }
+
+// e2eFlavour is what the control plane of a run serves.
+type e2eFlavour string
+
+const (
+	// flavourLegacy: claims of cluster-scoped composites (apis/xrd/legacy).
+	flavourLegacy e2eFlavour = "legacy"
+	// flavourNamespaced: the Crossplane v2 namespaced composites (apis/xrd/namespaced).
+	flavourNamespaced e2eFlavour = "namespaced"
+	// flavourMigration starts legacy and moves to namespaced composites (docs/migration.md).
+	flavourMigration e2eFlavour = "migration"
+)
+
+// xrd names the flavour's directory under apis/xrd and compositions.
+func (f e2eFlavour) xrd() string {
+	if f == flavourNamespaced {
+		return "namespaced"
+	}
+	return "legacy"
+}
+
+// flavour is the flavour of this run.
+var flavour e2eFlavour
 
 // dumpLogs prints the end of every process log after a failure, lines cut short: the
 // provider logs whole objects per line.

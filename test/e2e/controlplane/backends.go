@@ -28,6 +28,9 @@ var upstreamCRDs = []string{
 	"cso_clusterstack.x-k8s.io_clusterstackreleases.yaml",
 	"containerinfra.openstack.crossplane.io_clusterv1s.yaml",
 	"containerinfra.openstack.crossplane.io_nodegroupv1s.yaml",
+	// The Crossplane v2 kinds, which namespaced composites compose.
+	"containerinfra.openstack.m.crossplane.io_clusterv1s.yaml",
+	"containerinfra.openstack.m.crossplane.io_nodegroupv1s.yaml",
 }
 
 // BackendCRDs returns the manifests of the backends' CRDs: Cluster API's Cluster CRD from

@@ -2,7 +2,10 @@ package controlplane
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"net"
+	"strconv"
 	"time"
 )
 
@@ -37,3 +40,37 @@ func (e *Env) StopProcess(name string) error { return e.stopProcess(name) }
 
 // FreePorts returns n distinct loopback ports that were free a moment ago.
 func FreePorts(n int) ([]int, error) { return freePorts(n) }
+
+// StartCluster brings up one more cluster (etcd and kube-apiserver) in the control plane,
+// such as a stand-in for a workload cluster that a cluster API delivers a kubeconfig for.
+// Its admin kubeconfig is Cluster.Kubeconfig.
+func (e *Env) StartCluster(ctx context.Context, name string) (*Cluster, error) {
+	return e.startCluster(ctx, name)
+}
+
+// StartExtraFunction runs one more composition function next to the project's: a process
+// that serves gRPC with the same server certificate (it is for localhost), registered with
+// Crossplane under name the way the project's function is. bin takes the conventional
+// function flags (--address) and TLS_SERVER_CERTS_DIR; args are added.
+func (e *Env) StartExtraFunction(ctx context.Context, name, bin string, args []string) error {
+	ports, err := freePorts(1)
+	if err != nil {
+		return err
+	}
+	address := "127.0.0.1:" + strconv.Itoa(ports[0])
+	err = e.StartProcess(ctx, name, bin, append([]string{"--address=" + address}, args...),
+		[]string{"TLS_SERVER_CERTS_DIR=" + e.FunctionTLSDir()}, 60*time.Second, func(ctx context.Context) (bool, error) {
+			d := tls.Dialer{NetDialer: &net.Dialer{}, Config: e.fnClientTLS.Clone()}
+			d.Config.NextProtos = []string{"h2"}
+			conn, err := d.DialContext(ctx, "tcp", address)
+			if err != nil {
+				return false, err
+			}
+			conn.Close()
+			return true, nil
+		})
+	if err != nil {
+		return err
+	}
+	return e.registerFunctionAt(ctx, name, ports[0])
+}

@@ -147,7 +147,11 @@ func (e *Env) RestartFunction(ctx context.Context) error {
 // (without it a CompositionRevision reports MissingCapabilities), and a
 // paused Function of the same name for tools that list functions.
 func (e *Env) registerFunction(ctx context.Context) error {
-	name := e.opts.FunctionName
+	return e.registerFunctionAt(ctx, e.opts.FunctionName, e.fnPort)
+}
+
+// registerFunctionAt registers a function served on a loopback port under name.
+func (e *Env) registerFunctionAt(ctx context.Context, name string, port int) error {
 	image := "local.invalid/" + name + ":dev" // never pulled: the runtime is External
 	paused := map[string]any{"crossplane.io/paused": "true"}
 	rev := &unstructured.Unstructured{Object: map[string]any{
@@ -169,7 +173,7 @@ func (e *Env) registerFunction(ctx context.Context) error {
 	if err := e.Crossplane.ApplyObjects(ctx, rev, fn); err != nil {
 		return err
 	}
-	status := fmt.Sprintf(`{"status":{"endpoint":"dns:///localhost:%d","capabilities":["composition"]}}`, e.fnPort)
+	status := fmt.Sprintf(`{"status":{"endpoint":"dns:///localhost:%d","capabilities":["composition"]}}`, port)
 	_, err := e.Crossplane.Dynamic.Resource(functionRevisionGVR).Patch(ctx, name, types.MergePatchType, []byte(status), metav1.PatchOptions{}, "status")
 	return err
 }

@@ -19,6 +19,14 @@ type Tools struct {
 	EtcdDir               string // SCS_KAAS_TOOL_ETCD: etcd
 	CrossplaneDir         string // SCS_KAAS_TOOL_CROSSPLANE: crossplane (core) and crds/
 	ProviderKubernetesDir string // SCS_KAAS_TOOL_PROVIDER_KUBERNETES: provider-kubernetes and crds/
+	// SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING: function-go-templating, which composes the
+	// example platform API (examples/platform).
+	FunctionGoTemplatingDir string
+}
+
+// FunctionGoTemplating is the path of function-go-templating.
+func (t Tools) FunctionGoTemplating() string {
+	return filepath.Join(t.FunctionGoTemplatingDir, "function-go-templating")
 }
 
 func (t Tools) kube(bin string) string { return filepath.Join(t.KubeDir, bin) }
@@ -44,6 +52,7 @@ func (t Tools) resolve(ctx context.Context, repoRoot string, logf func(string, .
 		{&t.EtcdDir, "etcd", "SCS_KAAS_TOOL_ETCD"},
 		{&t.CrossplaneDir, "crossplane", "SCS_KAAS_TOOL_CROSSPLANE"},
 		{&t.ProviderKubernetesDir, "provider-kubernetes", "SCS_KAAS_TOOL_PROVIDER_KUBERNETES"},
+		{&t.FunctionGoTemplatingDir, "function-go-templating", "SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING"},
 	}
 	for _, f := range fields {
 		if *f.dir == "" {
@@ -64,7 +73,7 @@ func (t Tools) resolve(ctx context.Context, repoRoot string, logf func(string, .
 		}
 		*f.dir = strings.TrimSpace(out.String())
 	}
-	for _, p := range []string{t.kube("kube-apiserver"), t.kube("kube-controller-manager"), t.etcd(), t.crossplane(), t.provider()} {
+	for _, p := range []string{t.kube("kube-apiserver"), t.kube("kube-controller-manager"), t.etcd(), t.crossplane(), t.provider(), t.FunctionGoTemplating()} {
 		if _, err := os.Stat(p); err != nil {
 			return t, fmt.Errorf("tool missing: %w", err)
 		}

@@ -26,7 +26,7 @@ func (e *Env) applyManifests(ctx context.Context) error {
 	}
 	for _, o := range objs {
 		if o.GetKind() == "CompositeResourceDefinition" {
-			if err := e.Crossplane.WaitXRD(ctx, o.GetName()); err != nil {
+			if err := e.Crossplane.WaitXRD(ctx, o.GetAPIVersion(), o.GetName()); err != nil {
 				return err
 			}
 		}
@@ -36,11 +36,13 @@ func (e *Env) applyManifests(ctx context.Context) error {
 
 // WaitXRD waits until the named CompositeResourceDefinition is Established
 // and, if it defines a claim, Offered; then the XR (and claim) kinds are
-// served and Crossplane watches them.
-func (c *Cluster) WaitXRD(ctx context.Context, name string) error {
+// served and Crossplane watches them. apiVersion is the XRD's own
+// (apiextensions.crossplane.io/v1 or v2): reading a v2 XRD as v1 works but
+// warns on every request.
+func (c *Cluster) WaitXRD(ctx context.Context, apiVersion, name string) error {
 	var last *unstructured.Unstructured
 	err := waitFor(ctx, 120*time.Second, "XRD "+name+" Established/Offered", nil, func(ctx context.Context) (bool, error) {
-		xrd, err := c.Get(ctx, "apiextensions.crossplane.io/v1", "CompositeResourceDefinition", "", name)
+		xrd, err := c.Get(ctx, apiVersion, "CompositeResourceDefinition", "", name)
 		if err != nil {
 			return false, err
 		}

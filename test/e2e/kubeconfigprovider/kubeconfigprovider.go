@@ -149,7 +149,8 @@ func startFakeAuth(ctx context.Context, env *controlplane.Env, dir string) ([]by
 	return os.ReadFile(providerKubeconfig)
 }
 
-// configure stores the kubeconfig in a Secret and points the provider's ProviderConfig at it.
+// configure stores the kubeconfig in a Secret and points the provider's ProviderConfig and
+// ClusterProviderConfig at it.
 func configure(ctx context.Context, c *controlplane.Cluster, name string, kubeconfig []byte) error {
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: credentialSecret, Namespace: controlplane.CrossplaneNamespace},
@@ -163,17 +164,24 @@ func configure(ctx context.Context, c *controlplane.Cluster, name string, kubeco
 	} else if err != nil {
 		return err
 	}
-	return c.ApplyObjects(ctx, &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "gardener.kaas.scs.community/v1alpha1",
-		"kind":       "ProviderConfig",
-		"metadata":   map[string]any{"name": name},
-		"spec": map[string]any{"credentials": map[string]any{
-			"source": "Secret",
-			"secretRef": map[string]any{
-				"namespace": controlplane.CrossplaneNamespace, "name": credentialSecret, "key": "kubeconfig",
-			},
-		}},
-	}})
+	// One garden credential, two shapes: the legacy cluster-scoped ProviderConfig and the
+	// ClusterProviderConfig that namespaced AdminKubeconfigs of v2 composites name.
+	providerConfig := func(apiVersion, kind string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": apiVersion,
+			"kind":       kind,
+			"metadata":   map[string]any{"name": name},
+			"spec": map[string]any{"credentials": map[string]any{
+				"source": "Secret",
+				"secretRef": map[string]any{
+					"namespace": controlplane.CrossplaneNamespace, "name": credentialSecret, "key": "kubeconfig",
+				},
+			}},
+		}}
+	}
+	return c.ApplyObjects(ctx,
+		providerConfig("gardener.kaas.scs.community/v1alpha1", "ProviderConfig"),
+		providerConfig("gardener.m.kaas.scs.community/v1alpha1", "ClusterProviderConfig"))
 }
 
 // startProvider runs the provider against the Crossplane cluster, without leader election

@@ -25,7 +25,11 @@ func demo(args []string) error {
 	var claimPaths list
 	fs.Var(&claimPaths, "claims", "claim files or directories to apply once the control plane is up (repeatable, comma-separated)")
 	wait := fs.Duration("wait", 3*time.Minute, "how long to wait for the claims' Shoots")
+	flavour := fs.String("flavour", "namespaced", "the API flavour the manifests install, for the how-to printed at the end: namespaced (v2 SCSCluster composites) or legacy (SCSCluster claims)")
 	_ = fs.Parse(args)
+	if *flavour != "namespaced" && *flavour != "legacy" {
+		return fmt.Errorf("--flavour=%q: want namespaced or legacy", *flavour)
+	}
 
 	ctx, cancel := signalContext(*c.timeout)
 	defer cancel()
@@ -96,7 +100,7 @@ func demo(args []string) error {
 	if err := writeStatusPatches(ctx, env, shown); err != nil {
 		return hint(err)
 	}
-	printDemo(s, env.RunDir, shown)
+	printDemo(s, env.RunDir, *flavour, shown)
 	return nil
 }
 
@@ -146,7 +150,7 @@ func writeStatusPatches(ctx context.Context, env *controlplane.Env, claims []dem
 	return nil
 }
 
-func printDemo(s controlplane.State, runDir string, claims []demoClaim) {
+func printDemo(s controlplane.State, runDir, flavour string, claims []demoClaim) {
 	sort.Slice(claims, func(i, j int) bool { return claims[i].name < claims[j].name })
 	garden := s.GardenKubeconfig
 
@@ -162,7 +166,13 @@ No Gardener runs: Shoots are created, updated and deleted for real, but nothing 
 clusters or reports on them until you write their status (below).
 
 `, runDir)
-	fmt.Println("The claims and their status:")
+	// What the composed objects are called in each flavour: namespaced composites compose
+	// the Crossplane v2 (.m.) kinds in their own namespace.
+	what, composed, magnum := "The claims", "xscsclusters,objects.kubernetes.crossplane.io,adminkubeconfigs.gardener.kaas.scs.community", "containerinfra.openstack.crossplane.io"
+	if flavour == "namespaced" {
+		what, composed, magnum = "The SCSClusters (Crossplane v2 namespaced composites)", "objects.kubernetes.m.crossplane.io,adminkubeconfigs.gardener.m.kaas.scs.community,secrets -A", "containerinfra.openstack.m.crossplane.io"
+	}
+	fmt.Println(what + " and their status:")
 	kubectl(s, s.CrossplaneKubeconfig, "get", "scsclusters", "-A", "-o", "wide")
 	kinds := map[string]bool{}
 	for _, c := range claims {
@@ -178,10 +188,10 @@ clusters or reports on them until you write their status (below).
 	}
 	if kinds["ClusterV1"] {
 		fmt.Println("The provider-openstack managed resources of the Magnum clusters:")
-		kubectl(s, s.CrossplaneKubeconfig, "get", "clusterv1s.containerinfra.openstack.crossplane.io,nodegroupv1s.containerinfra.openstack.crossplane.io")
+		kubectl(s, s.CrossplaneKubeconfig, "get", "clusterv1s."+magnum+",nodegroupv1s."+magnum, "-A")
 	}
 	for _, c := range claims {
-		fmt.Printf("  claim %s/%s -> %s %s in %.1fs\n", c.namespace, c.name, c.native.Kind, c.native.path(), c.latency.Seconds())
+		fmt.Printf("  SCSCluster %s/%s -> %s %s in %.1fs\n", c.namespace, c.name, c.native.Kind, c.native.path(), c.latency.Seconds())
 	}
 	if kinds["Cluster"] || kinds["ClusterV1"] {
 		fmt.Print(`
@@ -209,7 +219,7 @@ Look around:
   alias kubectl=%[2]s        # the pinned kubectl (any recent kubectl works)
   kubectl get scsclusters -A                  # or: kubectl get kaas -A
   kubectl describe scscluster -n %[3]s %[4]s     # conditions Rendered, BackendReady, SpecSupported
-  kubectl get xscsclusters,objects,adminkubeconfigs
+  kubectl get %[9]s
   kubectl --kubeconfig %[5]s -n %[6]s get shoot %[7]s -o yaml
 
 Change a claim: edit examples/claims/*.yaml (e.g. autoscaling.max, or kubernetes.version one
@@ -222,7 +232,7 @@ Play Gardener (writes the status Gardener would write; the claim follows within 
 or by hand, with a patch written for the Shoot's current generation:
   kubectl --kubeconfig %[5]s -n %[6]s patch shoot %[7]s \
     --subresource=status --type=json --patch-file %[8]s
-`, s.CrossplaneKubeconfig, s.Kubectl, ex.namespace, ex.name, garden, ex.native.Namespace, ex.native.Name, ex.patches[gardensim.Healthy])
+`, s.CrossplaneKubeconfig, s.Kubectl, ex.namespace, ex.name, garden, ex.native.Namespace, ex.native.Name, ex.patches[gardensim.Healthy], composed)
 	printDeletion(claims)
 }
 

@@ -1,0 +1,362 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
+)
+
+// The Crossplane v2 flavour: SCSCluster is a namespaced composite (apis/xrd/namespaced).
+// These tests run in make e2e's second pass, SCS_KAAS_E2E_FLAVOUR=namespaced.
+
+var (
+	namespacedObjectGVR    = schema.GroupVersionResource{Group: "kubernetes.m.crossplane.io", Version: "v1alpha1", Resource: "objects"}
+	namespacedClusterV1GVR = schema.GroupVersionResource{Group: "containerinfra.openstack.m.crossplane.io", Version: "v1alpha1", Resource: "clusterv1s"}
+)
+
+// namespacedBackend is one backend as a namespaced composite uses it: its native object,
+// and what its controllers write for a healthy cluster.
+type namespacedBackend struct {
+	backend string
+	spec    func() map[string]any
+	// native returns the native object by the cluster's name in the backend.
+	native func(ctx context.Context, name string) (*unstructured.Unstructured, error)
+	// ready writes what the backend's controllers would for a healthy cluster whose API
+	// server is server, and returns that server as the kubeconfig will name it.
+	ready func(ctx context.Context, t *testing.T, native string) string
+	// scale changes the spec in place and says what the native object then shows.
+	scale func(spec map[string]any) (path []string, want string)
+}
+
+func namespacedBackends() []namespacedBackend {
+	return []namespacedBackend{
+		{
+			backend: "gardener",
+			spec:    func() map[string]any { return smallSpec("1.34", 1, 3) },
+			native: func(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+				return shoots().Get(ctx, name, metav1.GetOptions{})
+			},
+			ready: func(ctx context.Context, t *testing.T, native string) string {
+				shoot, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, native, gardensim.Healthy)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return gardensim.APIServerURL(shoot)
+			},
+			scale: func(spec map[string]any) ([]string, string) {
+				spec["nodePools"].([]any)[0].(map[string]any)["autoscaling"] = map[string]any{"min": int64(1), "max": int64(5)}
+				return []string{"spec", "provider", "workers"}, "maximum:5"
+			},
+		},
+		{
+			backend: "clusterstack",
+			spec: func() map[string]any {
+				s := clusterStackSpec("1.34", 1)
+				s["nodePools"] = s["nodePools"].([]any)[:1]
+				return s
+			},
+			// A namespaced composite's local Cluster lives in its own namespace and refers
+			// to the ClusterClass in the environment's namespace.
+			native: func(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+				return cp.Dynamic.Resource(capiClusterGVR).Namespace(claimNamespace).Get(ctx, name, metav1.GetOptions{})
+			},
+			ready: func(ctx context.Context, t *testing.T, native string) string {
+				return clusterStackReadyIn(ctx, t, claimNamespace, native)
+			},
+			scale: func(spec map[string]any) ([]string, string) {
+				spec["nodePools"].([]any)[0].(map[string]any)["count"] = int64(3)
+				return []string{"spec", "topology", "workers", "machineDeployments"}, "replicas:1"
+			},
+		},
+		{
+			backend: "magnum",
+			spec:    func() map[string]any { return magnumSpec("1.34", "SCS-4V-8", false) },
+			native: func(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+				return cp.Dynamic.Resource(namespacedClusterV1GVR).Namespace(claimNamespace).Get(ctx, name+"-cluster", metav1.GetOptions{})
+			},
+			ready: func(ctx context.Context, t *testing.T, native string) string {
+				return magnumReadyIn(ctx, t, claimNamespace, native)
+			},
+			scale: func(spec map[string]any) ([]string, string) {
+				spec["nodePools"].([]any)[0].(map[string]any)["count"] = int64(4)
+				return []string{"spec", "forProvider", "nodeCount"}, "4"
+			},
+		},
+	}
+}
+
+// TestNamespacedClusterLifecycle: on every backend a namespaced SCSCluster composes its
+// native objects, becomes Ready with its kubeconfig in the Secret it names (in its own
+// namespace, composed by the function), changes in place, and is deleted with its cluster;
+// a protected one is not deleted.
+func TestNamespacedClusterLifecycle(t *testing.T) {
+	needFlavour(t, flavourNamespaced)
+	simulateClusterStackReleases(testContext(t), t)
+	for _, b := range namespacedBackends() {
+		t.Run(b.backend, func(t *testing.T) {
+			ctx := testContext(t)
+			name := "v2-" + b.backend
+			secretName := name + "-kubeconfig"
+			spec := b.spec()
+			spec["writeConnectionSecretToRef"] = map[string]any{"name": secretName}
+			start := time.Now()
+			apply(ctx, t, newClaim(name, spec))
+			_, native := clusterOf(ctx, t, name)
+			var created *unstructured.Unstructured
+			waitFor(ctx, t, deadline, b.backend+" object of "+native, func(ctx context.Context) (bool, error) {
+				var err error
+				created, err = b.native(ctx, native)
+				return err == nil, err
+			})
+			measure(t, "namespaced SCSCluster apply -> "+b.backend+" object", start)
+			rendered(ctx, t, name)
+
+			start = time.Now()
+			server := b.ready(ctx, t, native)
+			waitClaim(ctx, t, deadline, name, "Ready", hasCondition("Ready", "True", ""))
+			measure(t, "simulated "+b.backend+" success -> namespaced SCSCluster Ready", start)
+			var secret *corev1.Secret
+			waitFor(ctx, t, deadline, "kubeconfig Secret "+claimNamespace+"/"+secretName, func(ctx context.Context) (bool, error) {
+				var err error
+				secret, err = cp.Client.CoreV1().Secrets(claimNamespace).Get(ctx, secretName, metav1.GetOptions{})
+				if err != nil {
+					return false, err
+				}
+				return len(secret.Data["kubeconfig"]) > 0, fmt.Errorf("keys %v", keysOf(secret.Data))
+			})
+			if !strings.Contains(string(secret.Data["kubeconfig"]), server) || string(secret.Data["endpoint"]) != server {
+				t.Errorf("the kubeconfig Secret does not point at %s (endpoint %q)", server, secret.Data["endpoint"])
+			}
+
+			// In place: the same native object, changed.
+			path, want := b.scale(spec)
+			apply(ctx, t, newClaim(name, spec))
+			waitFor(ctx, t, deadline, b.backend+" object of "+native+" changed ("+want+")", func(ctx context.Context) (bool, error) {
+				o, err := b.native(ctx, native)
+				if err != nil {
+					return false, err
+				}
+				if o.GetUID() != created.GetUID() {
+					t.Fatalf("%s was replaced: UID %s, before %s", native, o.GetUID(), created.GetUID())
+				}
+				v, _, _ := unstructured.NestedFieldNoCopy(o.Object, path...)
+				return strings.Contains(strings.ReplaceAll(fmt.Sprint(v), " ", ""), want), fmt.Errorf("%v = %v", path, v)
+			})
+
+			// Deleted with its cluster: the native object goes, then the composite.
+			start = time.Now()
+			if err := claims().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+				t.Fatalf("deleting an unprotected SCSCluster: %v", err)
+			}
+			waitFor(ctx, t, deadline, b.backend+" object of "+native+" deleted", func(ctx context.Context) (bool, error) {
+				_, err := b.native(ctx, native)
+				return apierrors.IsNotFound(err), err
+			})
+			waitFor(ctx, t, deadline, "SCSCluster "+name+" deleted", gone(claims(), name))
+			measure(t, "namespaced SCSCluster delete -> "+b.backend+" object and composite gone", start)
+		})
+	}
+
+	t.Run("protected", func(t *testing.T) {
+		ctx := testContext(t)
+		const name = "v2-protected"
+		spec := smallSpec("1.34", 1, 3)
+		spec["deletionProtection"] = true
+		apply(ctx, t, newClaim(name, spec))
+		_, native := clusterOf(ctx, t, name)
+		rendered(ctx, t, name)
+		obj, err := cp.Dynamic.Resource(namespacedObjectGVR).Namespace(claimNamespace).Get(ctx, native+"-shoot", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _, _ := unstructured.NestedStringSlice(obj.Object, "spec", "managementPolicies"); strings.Join(got, ",") != "Observe,Create,Update,LateInitialize" {
+			t.Errorf("protected namespaced Object managementPolicies = %v, want no Delete", got)
+		}
+		waitFor(ctx, t, deadline, "deletion of the protected SCSCluster refused", func(ctx context.Context) (bool, error) {
+			err := claims().Delete(ctx, name, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
+			return apierrors.IsForbidden(err), fmt.Errorf("dry-run delete: %v", err)
+		})
+		if err := claims().Delete(ctx, name, metav1.DeleteOptions{}); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "deletion protection on") {
+			t.Errorf("deleting a protected SCSCluster: want Forbidden by the policy, got %v", err)
+		}
+	})
+}
+
+// TestNamespacedPlatformAPI: the example platform API (examples/platform) composes a
+// namespaced SCSCluster, a ProviderConfig on its kubeconfig Secret and a Namespace inside the
+// new cluster. A local API server stands in for that cluster; the kubeconfig the Secret
+// holds reaches it, and the Namespace appears there. Deleting the TeamEnvironment removes
+// everything it composed.
+func TestNamespacedPlatformAPI(t *testing.T) {
+	needFlavour(t, flavourNamespaced)
+	ctx := testContext(t)
+	simulateClusterStackReleases(ctx, t)
+
+	workload, err := env.StartCluster(ctx, "workload")
+	if err != nil {
+		t.Fatalf("starting the API server that stands in for the new cluster: %v", err)
+	}
+	if err := env.StartExtraFunction(ctx, "crossplane-contrib-function-go-templating", env.Tools().FunctionGoTemplating(), []string{"--debug"}); err != nil {
+		t.Fatalf("starting function-go-templating: %v", err)
+	}
+	objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "platform", "xrd.yaml"), filepath.Join(repoRoot, "examples", "platform", "composition.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.ApplyObjects(ctx, objs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.WaitXRD(ctx, "apiextensions.crossplane.io/v2", "teamenvironments.platform.example.org"); err != nil {
+		t.Fatal(err)
+	}
+	teams, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "platform", "team-environment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	te := teams[0]
+	start := time.Now()
+	if err := cp.ApplyObjects(ctx, te); err != nil {
+		t.Fatal(err)
+	}
+
+	// The SCSCluster the TeamEnvironment composed: a Cluster API cluster in the example.
+	clusterName := te.GetName() + "-cluster"
+	_, native := clusterOf(ctx, t, clusterName)
+	waitFor(ctx, t, deadline, "Cluster "+native, func(ctx context.Context) (bool, error) {
+		_, err := cp.Dynamic.Resource(capiClusterGVR).Namespace(claimNamespace).Get(ctx, native, metav1.GetOptions{})
+		return err == nil, err
+	})
+	// Cluster API: the cluster is available, and its kubeconfig is the workload API server's.
+	kubeconfig, err := os.ReadFile(workload.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clusterStackReadyWith(ctx, t, claimNamespace, native, workload.URL, kubeconfig)
+
+	appNamespace := str(te, "spec", "appNamespace")
+	if appNamespace == "" {
+		appNamespace = "apps"
+	}
+	waitFor(ctx, t, faultDeadline, "Namespace "+appNamespace+" in the workload cluster", func(ctx context.Context) (bool, error) {
+		_, err := workload.Client.CoreV1().Namespaces().Get(ctx, appNamespace, metav1.GetOptions{})
+		return err == nil, err
+	})
+	measure(t, "TeamEnvironment apply -> Namespace in the new cluster (Cluster API simulated)", start)
+	teams2 := cp.Dynamic.Resource(schema.GroupVersionResource{Group: "platform.example.org", Version: "v1alpha1", Resource: "teamenvironments"}).Namespace(te.GetNamespace())
+	waitFor(ctx, t, faultDeadline, "TeamEnvironment Ready", func(ctx context.Context) (bool, error) {
+		x, err := teams2.Get(ctx, te.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return hasReady(x), fmt.Errorf("Ready %v", conditionOf(x, "Ready"))
+	})
+
+	start = time.Now()
+	if err := teams2.Delete(ctx, te.GetName(), metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(ctx, t, faultDeadline, "TeamEnvironment and everything it composed gone", func(ctx context.Context) (bool, error) {
+		for _, c := range []struct {
+			ri   dynamic.ResourceInterface
+			name string
+		}{
+			{teams2, te.GetName()},
+			{claims(), clusterName},
+			{cp.Dynamic.Resource(capiClusterGVR).Namespace(claimNamespace), native},
+			{cp.Dynamic.Resource(namespacedObjectGVR).Namespace(claimNamespace), te.GetName() + "-apps"},
+		} {
+			if _, err := c.ri.Get(ctx, c.name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return false, fmt.Errorf("%s still there (%v)", c.name, err)
+			}
+		}
+		return true, nil
+	})
+	measure(t, "TeamEnvironment delete -> all gone", start)
+}
+
+func keysOf(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// clusterStackReadyIn writes what Cluster API would for a healthy Cluster in a namespace,
+// with a made-up API server; it returns that server.
+func clusterStackReadyIn(ctx context.Context, t *testing.T, namespace, native string) string {
+	t.Helper()
+	const server = "https://203.0.113.50:6443"
+	clusterStackReadyWith(ctx, t, namespace, native, server, simulatedKubeconfig(t, native, server))
+	return server
+}
+
+// clusterStackReadyWith writes what Cluster API would for a healthy Cluster: its endpoint,
+// Available, and the kubeconfig Secret with the given kubeconfig.
+func clusterStackReadyWith(ctx context.Context, t *testing.T, namespace, native, server string, kubeconfig []byte) {
+	t.Helper()
+	host, port := strings.TrimPrefix(server, "https://"), "443"
+	if i := strings.LastIndex(host, ":"); i >= 0 {
+		host, port = host[:i], host[i+1:]
+	}
+	clusters := cp.Dynamic.Resource(capiClusterGVR).Namespace(namespace)
+	c, err := clusters.Patch(ctx, native, types.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"controlPlaneEndpoint":{"host":%q,"port":%s}}}`, host, port)),
+		metav1.PatchOptions{FieldManager: managerCAPI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := c.GetGeneration()
+	applyStatus(ctx, t, c, map[string]any{
+		"phase": "Provisioned", "observedGeneration": gen,
+		"initialization": map[string]any{"infrastructureProvisioned": true, "controlPlaneInitialized": true},
+		"conditions":     []any{simulatedCondition("Available", "True", "Available", "", gen)},
+	}, managerCAPI)
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: native + "-kubeconfig", Namespace: namespace,
+			Labels: map[string]string{"cluster.x-k8s.io/cluster-name": native}},
+		Type: "cluster.x-k8s.io/secret",
+		Data: map[string][]byte{"value": kubeconfig},
+	}
+	if _, err := cp.Client.CoreV1().Secrets(namespace).Create(ctx, secret, metav1.CreateOptions{FieldManager: managerCAPI}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// magnumReadyIn writes what provider-openstack would for a healthy one-pool Magnum cluster
+// of the namespaced kinds, and returns its API address.
+func magnumReadyIn(ctx context.Context, t *testing.T, namespace, native string) string {
+	t.Helper()
+	c, err := cp.Dynamic.Resource(namespacedClusterV1GVR).Namespace(namespace).Get(ctx, native+"-cluster", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const api = "https://198.51.100.50:6443"
+	applyStatus(ctx, t, c, map[string]any{
+		"atProvider": map[string]any{"id": "0f0e0d0c-" + native[len(native)-6:], "apiAddress": api, "coeVersion": "v1.34.3", "masterCount": int64(1), "nodeCount": int64(2)},
+		"conditions": []any{simulatedCondition("Ready", "True", "Available", "", 0), simulatedCondition("Synced", "True", "ReconcileSuccess", "", 0)},
+	}, managerOpenStack)
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: native + "-magnum", Namespace: namespace},
+		Type:       "connection.crossplane.io/v1alpha1",
+		Data:       map[string][]byte{"attribute.kubeconfig.raw_config": simulatedKubeconfig(t, native, api)},
+	}
+	if _, err := cp.Client.CoreV1().Secrets(namespace).Create(ctx, secret, metav1.CreateOptions{FieldManager: managerOpenStack}); err != nil {
+		t.Fatal(err)
+	}
+	return api
+}
