@@ -25,9 +25,16 @@ endif
 ifndef SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING
 SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING := $(shell $(TOOLS_BUILD) --dir function-go-templating)
 endif
+ifndef SCS_KAAS_TOOL_CLUSTER_API
+SCS_KAAS_TOOL_CLUSTER_API := $(shell $(TOOLS_BUILD) --dir cluster-api)
+endif
+ifndef SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK
+SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK := $(shell $(TOOLS_BUILD) --dir cluster-api-provider-openstack)
+endif
 # The control plane package (test/e2e/controlplane) reads these.
 export SCS_KAAS_TOOL_KUBERNETES SCS_KAAS_TOOL_ETCD SCS_KAAS_TOOL_CROSSPLANE \
-	SCS_KAAS_TOOL_CROSSPLANE_CLI SCS_KAAS_TOOL_PROVIDER_KUBERNETES SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING
+	SCS_KAAS_TOOL_CROSSPLANE_CLI SCS_KAAS_TOOL_PROVIDER_KUBERNETES SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING \
+	SCS_KAAS_TOOL_CLUSTER_API SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK
 
 KUBECTL := $(SCS_KAAS_TOOL_KUBERNETES)/kubectl
 KUBE_APISERVER := $(SCS_KAAS_TOOL_KUBERNETES)/kube-apiserver
@@ -39,10 +46,16 @@ CROSSPLANE_CRDS := $(SCS_KAAS_TOOL_CROSSPLANE)/crds
 CROSSPLANE_CLI := $(SCS_KAAS_TOOL_CROSSPLANE_CLI)/crossplane-cli
 PROVIDER_KUBERNETES := $(SCS_KAAS_TOOL_PROVIDER_KUBERNETES)/provider-kubernetes
 PROVIDER_KUBERNETES_CRDS := $(SCS_KAAS_TOOL_PROVIDER_KUBERNETES)/crds
+# Cluster API: capi-manager, kubeadm-control-plane-manager, kubeadm-bootstrap-manager;
+# crds/{core,controlplane,bootstrap}/ and webhooks/{core,controlplane,bootstrap}.yaml.
+CLUSTER_API_CRDS := $(SCS_KAAS_TOOL_CLUSTER_API)/crds
+CLUSTER_API_WEBHOOKS := $(SCS_KAAS_TOOL_CLUSTER_API)/webhooks
+CLUSTER_API_PROVIDER_OPENSTACK_CRDS := $(SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK)/crds
 
-.PHONY: tools-all tools-list tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating tools-controlplane
+.PHONY: tools-all tools-list tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
+	tools-cluster-api tools-cluster-api-provider-openstack tools-controlplane
 
-# Build every pinned tool (first run 25-45 min on 2 cores, then a no-op). Named
+# Build every pinned tool (first run 30-50 min on 2 cores, then a no-op). Named
 # tools-all so that it does not clash with a top-level `tools` target.
 tools-all: ## Build every pinned tool into the cache.
 	@$(TOOLS_BUILD) all >/dev/null
@@ -50,8 +63,10 @@ tools-all: ## Build every pinned tool into the cache.
 tools-list: ## List the pinned tools.
 	@$(TOOLS_BUILD) --list
 
-tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating:
+tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
+tools-cluster-api tools-cluster-api-provider-openstack:
 	@$(TOOLS_BUILD) $(patsubst tools-%,%,$@) >/dev/null
 
 tools-controlplane: ## What the local control plane needs (not the CLI).
-	@$(TOOLS_BUILD) kubernetes etcd crossplane provider-kubernetes function-go-templating >/dev/null
+	@$(TOOLS_BUILD) kubernetes etcd crossplane provider-kubernetes function-go-templating \
+		cluster-api cluster-api-provider-openstack >/dev/null

@@ -13,7 +13,8 @@
 # Why wrapper modules: the Go module proxy here refuses version listing, so
 # `go install pkg@version` cannot work; a go.mod + go.sum pins every dependency.
 #
-# Each tool directory holds go.mod, go.sum, tools.go and tool.conf (see README.md).
+# Each tool directory holds go.mod, go.sum, tools.go and tool.conf (see README.md;
+# an assets-only tool has no tools.go).
 # Everything but the directories goes to stderr so callers can do
 # KUBE_BIN=$(hack/tools/build.sh kubernetes).
 set -euo pipefail
@@ -49,10 +50,11 @@ stamp() {
 
 # load_conf reads tool.conf (plain shell assignments) into globals.
 load_conf() {
-	MODULE="" PACKAGES="" BINARY_NAME="" LDFLAGS="" ASSETS=""
+	MODULE="" PACKAGES="" BINARY_NAME="" BINARIES="" LDFLAGS="" ASSETS=""
 	# shellcheck disable=SC1090
 	source "$1/tool.conf"
-	[[ -n $MODULE && -n $PACKAGES ]] || die "$1/tool.conf needs MODULE and PACKAGES"
+	[[ -n $MODULE ]] || die "$1/tool.conf needs MODULE"
+	[[ -n $PACKAGES$BINARIES$ASSETS ]] || die "$1/tool.conf needs PACKAGES, BINARIES or ASSETS"
 	VERSION=$(module_version "$1" "$MODULE")
 	[[ -n $VERSION ]] || die "$1/go.mod does not require $MODULE"
 }
@@ -63,6 +65,36 @@ resolve() {
 	[[ -f $src/tool.conf ]] || die "unknown tool '$1' (known: $(list_tools | tr '\n' ' '))"
 	load_conf "$src"
 	OUT=$tools_root/$1-$VERSION
+}
+
+# go_env runs a go command in wrapper $1 the way every build does.
+# GOWORK=off: a go.work in the clone must not pull the wrapper into it.
+# GOFLAGS keeps the caller's (e.g. -p=2) but forbids touching go.mod/go.sum
+# so that what is built is exactly what is committed.
+go_env() {
+	(
+		cd "$1"
+		shift
+		export GOWORK=off GOTOOLCHAIN=${GOTOOLCHAIN:-local} CGO_ENABLED=${CGO_ENABLED:-0}
+		export GOFLAGS="${GOFLAGS:-} -mod=readonly"
+		"$@"
+	)
+}
+
+# go_build TOOL SRC TARGET PKG... runs `go build -o TARGET PKG...` in SRC with
+# LDFLAGS. Up to three attempts: on an empty module cache a download can fail
+# transiently; a real compile error fails again within seconds (cached).
+go_build() {
+	local tool=$1 src=$2 target=$3 attempt
+	shift 3
+	for attempt in 1 2 3; do
+		if go_env "$src" go build -trimpath -ldflags "$LDFLAGS" -o "$target" "$@" >&2; then
+			return
+		fi
+		((attempt < 3)) || die "go build of $tool failed (3 attempts)"
+		log "go build of $tool failed (attempt $attempt); retrying in 10s"
+		sleep 10
+	done
 }
 
 build_one() {
@@ -95,57 +127,61 @@ build_one() {
 	trap 'exit 130' INT TERM
 	chmod 755 "$tmp" # mktemp makes it 0700; the final dir is an ordinary one
 
-	log "building $tool $VERSION (packages: $PACKAGES)"
+	log "building $tool $VERSION (packages: ${PACKAGES:-none}; binaries: ${BINARIES:-none}; assets: $(wc -w <<<"$ASSETS"))"
 	local start=$SECONDS
-	local -a pkgs
-	read -r -a pkgs <<<"$PACKAGES"
-	local target=$tmp/
-	if [[ -n $BINARY_NAME ]]; then
-		((${#pkgs[@]} == 1)) || die "$tool: BINARY_NAME needs exactly one package"
-		target=$tmp/$BINARY_NAME
-	fi
 	# go build is silent for up to a quarter of an hour; say that it is alive
-	# so that CI logs (and people) do not take it for a hang.
+	# so that CI logs (and people) do not take it for a hang. Its stdout is not
+	# ours and its sleep dies with it: a caller reading our stdout, as in
+	# dir=$(build.sh etcd) or Go's exec.Cmd, would otherwise wait up to a
+	# minute for an orphaned sleep to close the pipe.
 	(
+		trap 'kill "$s" 2>/dev/null; exit 0' TERM
 		m=0
-		while sleep 60 && kill -0 $$ 2>/dev/null; do # ends with this script, even after SIGKILL
+		while sleep 60 & s=$!; wait "$s" && kill -0 $$ 2>/dev/null; do # ends with this script, even after SIGKILL
 			m=$((m + 1))
 			log "still building $tool $VERSION ($m min)"
 		done
-	) &
+	) >/dev/null &
 	heartbeat=$!
 
-	# GOWORK=off: a go.work in the clone must not pull the wrapper into it.
-	# GOFLAGS keeps the caller's (e.g. -p=2) but forbids touching go.mod/go.sum
-	# so that what is built is exactly what is committed.
-	# One `go build` for all packages of a tool so they share compilation.
-	# Up to three attempts: on an empty module cache a download can fail
-	# transiently; a real compile error fails again within seconds (cached).
-	local attempt
-	for attempt in 1 2 3; do
-		if (
-			cd "$src"
-			export GOWORK=off GOTOOLCHAIN=${GOTOOLCHAIN:-local} CGO_ENABLED=${CGO_ENABLED:-0}
-			export GOFLAGS="${GOFLAGS:-} -mod=readonly"
-			go build -trimpath -ldflags "$LDFLAGS" -o "$target" "${pkgs[@]}"
-		) >&2; then
-			break
+	# PACKAGES: one `go build` for all of them so that they share compilation;
+	# the binaries are named after the packages (or BINARY_NAME for one).
+	if [[ -n $PACKAGES ]]; then
+		local -a pkgs
+		read -r -a pkgs <<<"$PACKAGES"
+		local target=$tmp/
+		if [[ -n $BINARY_NAME ]]; then
+			((${#pkgs[@]} == 1)) || die "$tool: BINARY_NAME needs exactly one package"
+			target=$tmp/$BINARY_NAME
 		fi
-		((attempt < 3)) || die "go build of $tool failed (3 attempts)"
-		log "go build of $tool failed (attempt $attempt); retrying in 10s"
-		sleep 10
+		go_build "$tool" "$src" "$target" "${pkgs[@]}"
+	fi
+	# BINARIES: "name=package ..." for main packages whose names clash (go
+	# build -o DIR/ would silently write one file for two packages called
+	# kubeadm): one `go build -o DIR/name package` each, one after the other,
+	# so the later ones reuse the first's compilation from the build cache.
+	local bin
+	for bin in $BINARIES; do
+		[[ $bin == ?*=?* ]] || die "$tool: BINARIES entry '$bin' is not name=package"
+		go_build "$tool" "$src" "$tmp/${bin%%=*}" "${bin#*=}"
 	done
 	kill "$heartbeat" 2>/dev/null || true
 	heartbeat=""
 
-	# ASSETS: "dest=module:relative/dir ..." copies a directory of a module
-	# (e.g. CRDs shipped in the module zip) next to the binaries.
+	# ASSETS: "dest=module:relative/path ..." copies a directory or a file of
+	# a module (e.g. CRDs shipped in the module zip) next to the binaries; dest
+	# may have subdirectories (crds/core). The module is downloaded if need be
+	# (a tool may consist of assets only), checked against the committed go.sum.
 	local asset dest rest mod rel moddir
 	for asset in $ASSETS; do
+		[[ $asset == ?*=?*:?* ]] || die "$tool: ASSETS entry '$asset' is not dest=module:path"
 		dest=${asset%%=*} rest=${asset#*=}
 		mod=${rest%%:*} rel=${rest#*:}
-		moddir=$(cd "$src" && GOWORK=off GOFLAGS=-mod=readonly go list -m -f '{{.Dir}}' "$mod")
-		[[ -d $moddir/$rel ]] || die "$tool: $mod has no $rel"
+		go_env "$src" go mod download "$mod" >&2 || die "$tool: cannot download $mod"
+		moddir=$(go_env "$src" go list -m -f '{{.Dir}}' "$mod")
+		[[ -e $moddir/$rel ]] || die "$tool: $mod has no $rel"
+		[[ ! -e $tmp/$dest ]] || die "$tool: ASSETS name $dest twice"
+		mkdir -p "$(dirname "$tmp/$dest")"
 		cp -R "$moddir/$rel" "$tmp/$dest"
 		# Module cache files are read-only; keep the cache deletable.
 		chmod -R u+w "$tmp/$dest"
