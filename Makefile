@@ -90,8 +90,9 @@ include hack/provider.mk
 ##@ Playground and end-to-end tests (docs/e2e.md)
 
 # What the playground installs into the Crossplane cluster, and the claims make demo applies:
-# one or two per backend. The Cluster Stacks and Magnum kinds are served as CRDs
-# (--backend-crds), and the ClusterStackReleases get the status the operator would write.
+# one or two per backend. --backends runs Cluster API with the scs2 ClusterClasses and serves
+# the Cluster Stack operator's and provider-openstack's CRDs; the ClusterStackReleases get the
+# status the operator would write.
 # DEMO_FLAVOUR picks the API: namespaced (Crossplane v2 SCSCluster composites, the default) or
 # legacy (SCSCluster claims of XSCSCluster composites). The example files serve both: the
 # namespaced composite and the claim are the same kind.
@@ -106,7 +107,7 @@ E2E_TIMEOUT ?= 40m
 demo: build tools-controlplane playground-bin ## Start the playground, apply the example clusters, show what they became; runs until make down (DEMO_FLAVOUR=legacy: claims).
 	$(PLAYGROUND_BIN) demo --flavour=$(DEMO_FLAVOUR) --run-dir=$(PLAYGROUND_RUN_DIR) --function-binary=$(FUNCTION) \
 		--manifest=$(DEMO_MANIFESTS) --project=team1 --namespace=team1,kaas-team1 --kubeconfig-provider \
-		--backend-crds --with-status=$(DEMO_WITH_STATUS) \
+		--backends --with-status=$(DEMO_WITH_STATUS) \
 		--claims=$(DEMO_CLAIMS)
 
 down: playground-down ## Stop the playground: everything make demo started, nothing else.

@@ -109,6 +109,9 @@ type Capabilities struct {
 	// Removes names the composed resources the backend removes as a normal operation
 	// (see checkNothingDropped): only those of a node pool the spec removed.
 	Removes string
+	// Proven says what the backend's output is checked against beyond unit tests: which
+	// real systems accept and act on it in the end-to-end tests, and what is simulated.
+	Proven string
 }
 
 // commonCapabilities are the fields the model layer treats the same for every backend.

@@ -1,6 +1,11 @@
 package all
 
-import "github.com/SovereignCloudStack/scs-kaas/model"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/SovereignCloudStack/scs-kaas/model"
+)
 
 // CapabilitiesDoc is docs/capabilities.md: the capability declarations of every backend as
 // tables, with the legend. TestCapabilitiesDoc fails when the committed file is stale;
@@ -26,5 +31,20 @@ changes nothing. An Object whose provider has not reported its remote object yet
 state is known, with ` + "`BackendReady`" + ` Unknown (` + "`NotObservedYet`" + `). The zones of an existing pool
 never change on any backend: removing a zone would delete its nodes. See
 [reliability.md](reliability.md).
+
+## What each backend is proven against
+
+` + proven() + `
+The end-to-end tests are listed in [e2e.md](e2e.md).
 `
+}
+
+// proven lists each backend's Proven declaration.
+func proven() string {
+	var b strings.Builder
+	for _, backend := range Backends() {
+		c := backend.Capabilities()
+		fmt.Fprintf(&b, "- **%s**: %s\n", c.Title, c.Proven)
+	}
+	return b.String()
 }

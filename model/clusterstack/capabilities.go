@@ -42,5 +42,15 @@ func (Backend) Capabilities() model.Capabilities {
 		},
 		Composes: "the Cluster (or the Object around it); remote: the ClusterStackReleases' collection and the kubeconfig's observe-only Object",
 		Removes:  "none: a pool removed from the spec is a MachineDeployment removed from the topology, in place",
+		Proven: "End to end against real Cluster API v1.14.2 (the core manager with the topology controller, the kubeadm " +
+			"control plane and bootstrap managers, their conversion and admission webhooks) and the SCS scs2 ClusterClass " +
+			"rendered from its chart: Cluster API's webhook checks every variable against the ClusterClass's schemas (a " +
+			"refusal is shown on the composite); the topology controller makes the KubeadmControlPlane, one " +
+			"MachineDeployment per pool and zone with its failure domain, replicas or autoscaler bounds, labels and taints, " +
+			"and OpenStack machine templates with the pool's flavor and root disk; a scale and a +1 minor upgrade change " +
+			"them in place, control plane first; deletion runs Cluster API's finalizers; the kubeconfig is the one the " +
+			"KubeadmControlPlane writes; a remote management cluster works the same through provider-kubernetes. " +
+			"Simulated: the Cluster Stack operator (the ClusterStackReleases' status), the OpenStack provider (the " +
+			"OpenStackCluster's endpoint and readiness) and what needs machines and nodes (the Cluster's final Available status).",
 	}
 }

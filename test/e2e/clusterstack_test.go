@@ -3,30 +3,29 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
-	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
 
 // The Cluster Stacks backend on the live control plane. Crossplane runs in the management
 // cluster itself (the example environment clusterstack-regionone is "local"), so the
-// function composes CAPI Clusters next to the claims. Neither Cluster API nor the Cluster
-// Stack operator runs here: the tests write the ClusterStackReleases' status as the
-// operator would, and the Cluster's status and kubeconfig Secret as Cluster API would
-// (TestClusterStackSimulated_*).
+// function composes CAPI Clusters next to the claims, and real Cluster API managers admit
+// and expand them with the SCS scs2 ClusterClass. The Cluster Stack operator does not run:
+// the ClusterStackReleases carry the status it would write (main_test.go installs them).
+// Nothing provides machines: capi_test.go writes what the OpenStack provider would, and the
+// final state Cluster API reports once nodes run (TestClusterStackSimulated_*).
 
 const (
 	clusterStackEnvironment = "clusterstack-regionone"
@@ -46,31 +45,6 @@ var (
 
 func capiClusters() dynamic.ResourceInterface {
 	return cp.Dynamic.Resource(capiClusterGVR).Namespace(clusterStackNamespace)
-}
-
-// releasesOnce installs the ClusterStackReleases of the render example once per run.
-var releasesOnce struct {
-	sync.Once
-	err error
-}
-
-// simulateClusterStackReleases writes the ClusterStackReleases the Cluster Stack operator
-// keeps for the environment's stack (examples/render/clusterstack/required/releases.yaml:
-// 1.33 and 1.34 ready, 1.35 still being built), with the status the operator writes.
-func simulateClusterStackReleases(ctx context.Context, t *testing.T) {
-	t.Helper()
-	// Not t.Fatal inside Do: the first test's failure must reach every later test too.
-	releasesOnce.Do(func() {
-		objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "render", "clusterstack", "required", "releases.yaml"))
-		if err != nil {
-			releasesOnce.err = err
-			return
-		}
-		releasesOnce.err = cp.ApplyWithStatus(ctx, managerCSO, objs...)
-	})
-	if releasesOnce.err != nil {
-		t.Fatalf("writing the ClusterStackReleases as the Cluster Stack operator would: %v", releasesOnce.err)
-	}
 }
 
 // clusterStackSpec is a development claim on the Cluster Stacks environment: a fixed pool
@@ -131,7 +105,7 @@ func variables(list []any) map[string]any {
 func TestClusterStackClaimCreatesCluster(t *testing.T) {
 	needEnv(t)
 	ctx := testContext(t)
-	simulateClusterStackReleases(ctx, t)
+	needClusterStack(t)
 	const name = "capi"
 
 	start := time.Now()
@@ -165,6 +139,14 @@ func TestClusterStackClaimCreatesCluster(t *testing.T) {
 
 	mds := machineDeployments(c)
 	want := []string{"batch-az1", "batch-az2", "default-az1", "default-az2", "default-az3"}
+	field2 := func(obj any, path ...string) any {
+		m, _ := obj.(map[string]any)
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			m = u.Object
+		}
+		v, _, _ := unstructured.NestedFieldNoCopy(m, path...)
+		return v
+	}
 	got := make([]string, 0, len(mds))
 	for n := range mds {
 		got = append(got, n)
@@ -201,6 +183,38 @@ func TestClusterStackClaimCreatesCluster(t *testing.T) {
 		}
 	}
 
+	// Cluster API admitted it (its webhooks checked every variable against the scs2
+	// ClusterClass's schemas) and its topology controller expanded it.
+	start = time.Now()
+	topo := waitTopology(ctx, t, cp, clusterStackNamespace, native, want...)
+	measure(t, "CAPI Cluster -> KubeadmControlPlane and MachineDeployments (real topology controller)", start)
+	check("KubeadmControlPlane replicas", field2(topo.controlPlane, "spec", "replicas"), int64(1))
+	check("KubeadmControlPlane version", field2(topo.controlPlane, "spec", "version"), "v1.34.7")
+	for _, zone := range []string{"az1", "az2", "az3"} {
+		md := topo.machineDeployments["default-"+zone]
+		check("MachineDeployment default-"+zone+" failureDomain", field2(md, "spec", "template", "spec", "failureDomain"), zone)
+		check("MachineDeployment default-"+zone+" replicas", field2(md, "spec", "replicas"), int64(1))
+		check("MachineDeployment default-"+zone+" flavor", field2(openStackMachineTemplate(ctx, t, cp, md).Object, "spec", "template", "spec", "flavor"), "SCS-4V-8")
+	}
+	for _, zone := range []string{"az1", "az2"} {
+		md := topo.machineDeployments["batch-"+zone]
+		check("MachineDeployment batch-"+zone+" failureDomain", field2(md, "spec", "template", "spec", "failureDomain"), zone)
+		ann := md.GetAnnotations()
+		check("MachineDeployment batch-"+zone+" autoscaler min", ann[annotationAutoscalerMin], "0")
+		check("MachineDeployment batch-"+zone+" autoscaler max", ann[annotationAutoscalerMax], "3")
+		if l, _, _ := unstructured.NestedStringMap(md.Object, "spec", "template", "metadata", "labels"); !hasKey(l, "node-role.kubernetes.io/batch") {
+			t.Errorf("MachineDeployment batch-%s machine labels %v lack node-role.kubernetes.io/batch", zone, l)
+		}
+		if taints, _, _ := unstructured.NestedSlice(md.Object, "spec", "template", "spec", "taints"); len(taints) != 1 {
+			t.Errorf("MachineDeployment batch-%s machine taints = %v, want the pool's taint", zone, taints)
+		}
+		// The scs2 ClusterClass's patches turned the pool's variable overrides into the
+		// machines' flavor and root volume.
+		tmpl := openStackMachineTemplate(ctx, t, cp, md)
+		check("MachineDeployment batch-"+zone+" flavor", field2(tmpl.Object, "spec", "template", "spec", "flavor"), "SCS-8V-32")
+		check("MachineDeployment batch-"+zone+" root volume", field2(tmpl.Object, "spec", "template", "spec", "rootVolume", "sizeGiB"), int64(80))
+	}
+
 	claim := rendered(ctx, t, name)
 	ref := fmt.Sprintf("%s/%s %s", str(claim, "status", "backend", "nativeRef", "namespace"),
 		str(claim, "status", "backend", "nativeRef", "name"), str(claim, "status", "backend", "nativeRef", "kind"))
@@ -212,72 +226,58 @@ func TestClusterStackClaimCreatesCluster(t *testing.T) {
 	}
 }
 
-// TestClusterStackSimulated_AvailableMakesClaimReadyWithKubeconfig: when Cluster API
-// reports the Cluster Available (v1beta2) on its current generation and has written the
-// kubeconfig Secret, the claim is Ready, shows the endpoint and replica counts, and its
-// connection secret carries the kubeconfig. Available without the Secret is not Ready.
+// TestClusterStackSimulated_AvailableMakesClaimReadyWithKubeconfig: while nothing builds
+// the cluster, the claim reads Cluster API's own conditions (Provisioning, with Cluster
+// API's reason). Once the OpenStack provider would report the infrastructure, the real
+// KubeadmControlPlane writes the kubeconfig Secret; once Cluster API reports the Cluster
+// Available on its current generation (simulated: that needs nodes), the claim is Ready,
+// shows the endpoint and replica counts, and its connection secret carries the kubeconfig
+// Cluster API made.
 func TestClusterStackSimulated_AvailableMakesClaimReadyWithKubeconfig(t *testing.T) {
 	needEnv(t)
 	ctx := testContext(t)
-	simulateClusterStackReleases(ctx, t)
+	needClusterStack(t)
 	const name = "capiready"
 
 	spec := clusterStackSpec("1.34", 3)
 	spec["writeConnectionSecretToRef"] = map[string]any{"name": name + "-conn"}
 	apply(ctx, t, newClaim(name, spec))
-	_, native, c := waitCluster(ctx, t, name)
+	_, native, _ := waitCluster(ctx, t, name)
 	rendered(ctx, t, name)
+	waitTopology(ctx, t, cp, clusterStackNamespace, native, "batch-az1", "batch-az2", "default-az1", "default-az2", "default-az3")
 
-	// Cluster API: the infrastructure provider sets the endpoint, the topology controller
-	// reports the control plane and workers available.
+	// Cluster API's own verdict, as it stands without infrastructure.
+	claim := waitClaim(ctx, t, deadline, name, "BackendReady=False with Cluster API's reason", func(c *unstructured.Unstructured) error {
+		available := clusterCondition(ctx, cp, clusterStackNamespace, native, "Available")
+		got := conditionOf(c, kaasv1alpha1.ConditionBackendReady)
+		if available.Status != "False" || available.Reason == "" || got.Status != "False" || got.Reason != available.Reason {
+			return fmt.Errorf("claim BackendReady %v, Cluster Available %v", got, available)
+		}
+		return nil
+	})
+	if got := str(claim, "status", "phase"); got != "Provisioning" {
+		t.Errorf("claim phase = %q while Cluster API provisions, want Provisioning", got)
+	}
+
+	// The OpenStack provider's part (simulated); the kubeconfig is Cluster API's own.
 	const host, port = "203.0.113.10", 6443
 	server := fmt.Sprintf("https://%s:%d", host, port)
 	start := time.Now()
-	endpoint := fmt.Sprintf(`{"spec":{"controlPlaneEndpoint":{"host":%q,"port":%d}}}`, host, port)
-	c, err := capiClusters().Patch(ctx, native, types.MergePatchType, []byte(endpoint), metav1.PatchOptions{FieldManager: managerCAPI})
-	if err != nil {
-		t.Fatalf("setting the Cluster's endpoint as Cluster API would: %v", err)
+	simulateInfrastructureReady(ctx, t, cp, clusterStackNamespace, native, host, port)
+	kubeconfig := waitClusterAPIKubeconfig(ctx, t, cp, clusterStackNamespace, native)
+	measure(t, "simulated OpenStack infrastructure -> KubeadmControlPlane's kubeconfig Secret", start)
+	if !strings.Contains(string(kubeconfig), server) {
+		t.Fatalf("Cluster API's kubeconfig does not name %s", server)
 	}
-	gen := c.GetGeneration()
-	replicas := map[string]any{"desiredReplicas": int64(1), "replicas": int64(1), "readyReplicas": int64(1), "availableReplicas": int64(1), "upToDateReplicas": int64(1)}
-	workers := map[string]any{"desiredReplicas": int64(5), "replicas": int64(5), "readyReplicas": int64(5), "availableReplicas": int64(5), "upToDateReplicas": int64(5)}
-	applyStatus(ctx, t, c, map[string]any{
-		"phase":              "Provisioned",
-		"observedGeneration": gen,
-		"initialization":     map[string]any{"infrastructureProvisioned": true, "controlPlaneInitialized": true},
-		"controlPlane":       replicas,
-		"workers":            workers,
-		"conditions": []any{
-			simulatedCondition("Available", "True", "Available", "", gen),
-			simulatedCondition("ControlPlaneAvailable", "True", "Available", "", gen),
-			simulatedCondition("WorkersAvailable", "True", "Available", "", gen),
-		},
-	}, managerCAPI)
-
-	// Available, but no kubeconfig yet: the backend is ready, the claim is not.
-	claim := waitClaim(ctx, t, deadline, name, "BackendReady=True/Available", hasCondition(kaasv1alpha1.ConditionBackendReady, "True", "Available"))
-	if c := conditionOf(claim, "Ready"); c.Status == "True" {
-		t.Errorf("claim is Ready before Cluster API wrote the kubeconfig Secret: %v", c)
+	if c := conditionOf(getClaimOrFail(ctx, t, name), "Ready"); c.Status == "True" {
+		t.Errorf("claim is Ready while Cluster API reports the Cluster not available: %v", c)
 	}
 
-	// Cluster API writes the kubeconfig Secret <cluster>-kubeconfig, key value.
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: native + "-kubeconfig", Namespace: clusterStackNamespace,
-			Labels: map[string]string{"cluster.x-k8s.io/cluster-name": native},
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: "cluster.x-k8s.io/v1beta2", Kind: "Cluster", Name: native, UID: c.GetUID(),
-			}},
-		},
-		Type: "cluster.x-k8s.io/secret",
-		Data: map[string][]byte{"value": simulatedKubeconfig(t, native, server)},
-	}
-	if _, err := cp.Client.CoreV1().Secrets(clusterStackNamespace).Create(ctx, secret, metav1.CreateOptions{FieldManager: managerCAPI}); err != nil {
-		t.Fatalf("writing the kubeconfig Secret as Cluster API would: %v", err)
-	}
+	start = time.Now()
+	simulateClusterAvailable(ctx, t, cp, clusterStackNamespace, native)
 	claim = waitClaim(ctx, t, deadline, name, "Ready with apiServerURL "+server, allOf(
-		hasCondition("Ready", "True", ""), fieldIs(server, "status", "apiServerURL")))
-	measure(t, "simulated Cluster API Available + kubeconfig Secret -> claim Ready", start)
+		hasCondition("Ready", "True", ""), hasCondition(kaasv1alpha1.ConditionBackendReady, "True", "Available"), fieldIs(server, "status", "apiServerURL")))
+	measure(t, "simulated Cluster API Available -> claim Ready", start)
 
 	if got := str(claim, "status", "phase"); got != "Ready" {
 		t.Errorf("claim phase = %q, want Ready", got)
@@ -288,14 +288,149 @@ func TestClusterStackSimulated_AvailableMakesClaimReadyWithKubeconfig(t *testing
 	assertConnectionSecret(ctx, t, name+"-conn", server)
 }
 
+// TestClusterStackDeletionRunsClusterAPIsDeletion: deleting an unprotected claim deletes
+// its Cluster through Cluster API's own deletion (its finalizers take the control plane
+// and the MachineDeployments down first), then the claim goes; a protected claim's
+// deletion is refused and its Cluster stays.
+func TestClusterStackDeletionRunsClusterAPIsDeletion(t *testing.T) {
+	needEnv(t)
+	ctx := testContext(t)
+	needClusterStack(t)
+	const name, protectedName = "capidel", "capikeep"
+
+	spec := clusterStackSpec("1.34", 1)
+	spec["nodePools"] = spec["nodePools"].([]any)[:1]
+	apply(ctx, t, newClaim(name, spec))
+	protected := clusterStackSpec("1.34", 1)
+	protected["nodePools"] = protected["nodePools"].([]any)[:1]
+	protected["deletionProtection"] = true
+	apply(ctx, t, newClaim(protectedName, protected))
+	_, native, _ := waitCluster(ctx, t, name)
+	waitTopology(ctx, t, cp, clusterStackNamespace, native, "default-az1", "default-az2", "default-az3")
+	_, keptNative, kept := waitCluster(ctx, t, protectedName)
+	rendered(ctx, t, protectedName)
+
+	start := time.Now()
+	if err := claims().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Cluster API's finalizer holds the Cluster while its control plane and workers go.
+	waitObject(ctx, t, capiClusters(), native, "Cluster "+native+" deleting under Cluster API's finalizer", func(c *unstructured.Unstructured) error {
+		if c.GetDeletionTimestamp() == nil || !slices.Contains(c.GetFinalizers(), "cluster.cluster.x-k8s.io") {
+			return fmt.Errorf("deletionTimestamp %v, finalizers %v", c.GetDeletionTimestamp(), c.GetFinalizers())
+		}
+		return nil
+	})
+	waitFor(ctx, t, faultDeadline, "Cluster "+native+" deleted by Cluster API", gone(capiClusters(), native))
+	for _, gvr := range []schema.GroupVersionResource{kcpGVR, machineDeploymentGVR} {
+		l, err := cp.Dynamic.Resource(gvr).Namespace(clusterStackNamespace).List(ctx, clusterLabel(native))
+		if err != nil || len(l.Items) > 0 {
+			t.Errorf("%s of the deleted Cluster left: %v (%v)", gvr.Resource, len(l.Items), err)
+		}
+	}
+	waitFor(ctx, t, faultDeadline, "claim "+name+" gone", gone(claims(), name))
+	measure(t, "claim delete -> Cluster API deleted the Cluster, claim gone", start)
+
+	if err := claims().Delete(ctx, protectedName, metav1.DeleteOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("deleting the protected claim: want Forbidden, got %v", err)
+	}
+	now, err := capiClusters().Get(ctx, keptNative, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the protected claim's Cluster: %v", err)
+	}
+	if now.GetUID() != kept.GetUID() || now.GetDeletionTimestamp() != nil {
+		t.Errorf("the protected claim's Cluster was replaced or is being deleted")
+	}
+}
+
+// TestClusterStackRefusedByClusterAPIShowsOnComposite: an environment whose fixed topology
+// variable does not fit the ClusterClass's schema (networkExternalID must be a UUID) makes
+// Cluster API's webhook refuse the Cluster. Crossplane reports it on the composite
+// resource: Synced=False naming the composed resource, and a Warning event with Cluster
+// API's message (a claim does not show either: Crossplane keeps them on the composite). No
+// Cluster exists. Fixed in the environment, the same claim gets its Cluster.
+func TestClusterStackRefusedByClusterAPIShowsOnComposite(t *testing.T) {
+	needEnv(t)
+	ctx := testContext(t)
+	needClusterStack(t)
+	const name, environment = "capibad", "clusterstack-typo"
+
+	envs := cp.Dynamic.Resource(envGVR)
+	base, err := envs.Get(ctx, clusterStackEnvironment, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typo := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": base.GetAPIVersion(), "kind": base.GetKind(),
+		"metadata": map[string]any{"name": environment, "labels": map[string]any{"kaas.scs.community/environment": environment}},
+		"data":     base.Object["data"],
+	}}
+	if err := unstructured.SetNestedField(typo.Object, "public", "data", "clusterStack", "variables", "networkExternalID"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.ApplyObjects(ctx, typo); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = envs.Delete(context.Background(), environment, metav1.DeleteOptions{}) })
+
+	spec := clusterStackSpec("1.34", 1)
+	spec["environment"] = environment
+	spec["nodePools"] = spec["nodePools"].([]any)[:1]
+	apply(ctx, t, newClaim(name, spec))
+	xr, native := clusterOf(ctx, t, name)
+	const refusal = `spec.topology.variables[networkExternalID].value: Invalid value: "\"public\"": must be of type uuid4`
+	waitObject(ctx, t, xrs(), xr, "composite "+xr+" Synced=False naming the refused Cluster", func(x *unstructured.Unstructured) error {
+		if s := conditionOf(x, "Synced"); s.Status != "False" || !strings.Contains(s.Message, "clusterstack-cluster") {
+			return fmt.Errorf("Synced %v", s)
+		}
+		return nil
+	})
+	waitFor(ctx, t, deadline, "a Warning event on "+xr+" with Cluster API's refusal", func(ctx context.Context) (bool, error) {
+		evs, err := cp.Client.CoreV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + xr})
+		if err != nil {
+			return false, err
+		}
+		var seen []string
+		for _, e := range evs.Items {
+			if e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, refusal) {
+				t.Logf("event %s: %s", e.Reason, e.Message)
+				return true, nil
+			}
+			seen = append(seen, e.Reason+": "+e.Message)
+		}
+		return false, fmt.Errorf("events %v", seen)
+	})
+	if c := conditionOf(getClaimOrFail(ctx, t, name), "Ready"); c.Status == "True" {
+		t.Errorf("claim Ready although its Cluster was refused: %v", c)
+	}
+	if _, err := capiClusters().Get(ctx, native, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("Cluster %s exists although Cluster API refused it (%v)", native, err)
+	}
+
+	if err := unstructured.SetNestedField(typo.Object, "ebfe5546-f09f-4f42-ab54-094e457d42ec", "data", "clusterStack", "variables", "networkExternalID"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cp.ApplyObjects(ctx, typo); err != nil {
+		t.Fatal(err)
+	}
+	waitCluster(ctx, t, name)
+	waitObject(ctx, t, xrs(), xr, "composite "+xr+" Synced=True", func(x *unstructured.Unstructured) error {
+		if s := conditionOf(x, "Synced"); s.Status != "True" {
+			return fmt.Errorf("Synced %v", s)
+		}
+		return nil
+	})
+}
+
 // TestClusterStackScaleAndMinorUpgradeChangeClusterInPlace: resizing a pool and a +1
-// minor upgrade change the same Cluster (same UID); the upgrade switches to the next
-// minor's ClusterClass and exact version. A minor whose release is not ready is refused
-// with what is offered, and the Cluster stays as it is.
+// minor upgrade change the same Cluster (same UID), and Cluster API follows: the same
+// MachineDeployments scale, and the upgrade moves to the next minor's ClusterClass and
+// exact version, control plane first, as Cluster API sequences it. A minor whose release
+// is not ready is refused with what is offered, and the Cluster stays as it is.
 func TestClusterStackScaleAndMinorUpgradeChangeClusterInPlace(t *testing.T) {
 	needEnv(t)
 	ctx := testContext(t)
-	simulateClusterStackReleases(ctx, t)
+	needClusterStack(t)
 	const name = "capiup"
 
 	apply(ctx, t, newClaim(name, clusterStackSpec("1.33", 3)))
@@ -303,6 +438,23 @@ func TestClusterStackScaleAndMinorUpgradeChangeClusterInPlace(t *testing.T) {
 	rendered(ctx, t, name)
 	if got := str(before, "spec", "topology", "classRef", "name"); got != "openstack-scs2-1-33-v4" {
 		t.Fatalf("classRef = %q, want openstack-scs2-1-33-v4", got)
+	}
+	// Cluster API refuses a version change while the control plane is still being
+	// provisioned: the infrastructure comes first, and the KubeadmControlPlane reports the
+	// version its first machine runs.
+	pools := []string{"batch-az1", "batch-az2", "default-az1", "default-az2", "default-az3"}
+	topo := waitTopology(ctx, t, cp, clusterStackNamespace, native, pools...)
+	simulateInfrastructureReady(ctx, t, cp, clusterStackNamespace, native, "203.0.113.20", 6443)
+	kcps := cp.Dynamic.Resource(kcpGVR).Namespace(clusterStackNamespace)
+	waitObject(ctx, t, kcps, topo.controlPlane.GetName(), "KubeadmControlPlane reports v1.33.9", func(k *unstructured.Unstructured) error {
+		if v, _, _ := unstructured.NestedSlice(k.Object, "status", "versions"); !strings.Contains(fmt.Sprint(v), "v1.33.9") {
+			return fmt.Errorf("status.versions %v", v)
+		}
+		return nil
+	})
+	before, err := capiClusters().Get(ctx, native, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	changed := func(what string, cond func(*unstructured.Unstructured) error) *unstructured.Unstructured {
@@ -332,12 +484,52 @@ func TestClusterStackScaleAndMinorUpgradeChangeClusterInPlace(t *testing.T) {
 	if got := str(scaled, "spec", "topology", "version"); got != "v1.33.9" {
 		t.Errorf("scaling changed the version to %q", got)
 	}
+	mds := cp.Dynamic.Resource(machineDeploymentGVR).Namespace(clusterStackNamespace)
+	for _, zone := range []string{"az1", "az2", "az3"} {
+		md := topo.machineDeployments["default-"+zone]
+		waitObject(ctx, t, mds, md.GetName(), "Cluster API scales MachineDeployment default-"+zone+" to 2", func(m *unstructured.Unstructured) error {
+			if m.GetUID() != md.GetUID() {
+				return fmt.Errorf("replaced")
+			}
+			if r, _, _ := unstructured.NestedInt64(m.Object, "spec", "replicas"); r != 2 {
+				return fmt.Errorf("spec.replicas %d", r)
+			}
+			return nil
+		})
+	}
 
 	// +1 minor: the 1.34 ClusterClass and its exact version.
 	apply(ctx, t, newClaim(name, clusterStackSpec("1.34", 6)))
 	upgraded := changed("upgrade 1.33 -> 1.34", func(c *unstructured.Unstructured) error {
 		if cl, v := str(c, "spec", "topology", "classRef", "name"), str(c, "spec", "topology", "version"); cl != "openstack-scs2-1-34-v3" || v != "v1.34.7" {
 			return fmt.Errorf("classRef %s, version %s", cl, v)
+		}
+		return nil
+	})
+	// Cluster API upgrades the control plane first; the workers wait for it.
+	start := time.Now()
+	waitObject(ctx, t, kcps, topo.controlPlane.GetName(), "Cluster API moves the KubeadmControlPlane to v1.34.7", func(k *unstructured.Unstructured) error {
+		if k.GetUID() != topo.controlPlane.GetUID() {
+			return fmt.Errorf("replaced")
+		}
+		if v := str(k, "spec", "version"); v != "v1.34.7" {
+			return fmt.Errorf("spec.version %s", v)
+		}
+		return nil
+	})
+	measure(t, "Cluster upgraded -> KubeadmControlPlane version bumped by Cluster API", start)
+	for _, md := range topo.machineDeployments {
+		m, err := mds.Get(ctx, md.GetName(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := str(m, "spec", "template", "spec", "version"); v != "v1.33.9" {
+			t.Errorf("MachineDeployment %s is at %s before its control plane upgraded; Cluster API upgrades workers after the control plane", m.GetName(), v)
+		}
+	}
+	waitObject(ctx, t, capiClusters(), native, "Cluster API reports the upgrade in progress", func(c *unstructured.Unstructured) error {
+		if r := conditionOf(c, "TopologyReconciled"); r.Status != "False" || r.Reason != "ClusterUpgrading" {
+			return fmt.Errorf("TopologyReconciled %v", r)
 		}
 		return nil
 	})
@@ -365,6 +557,8 @@ func TestClusterStackScaleAndMinorUpgradeChangeClusterInPlace(t *testing.T) {
 	rendered(ctx, t, name)
 }
 
+func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
+
 // nested reads a list at path below m.
 func nested(m map[string]any, path ...string) []any {
 	l, _, _ := unstructured.NestedSlice(m, path...)
@@ -387,4 +581,40 @@ func sameSet(a, b []string) bool {
 		seen[s]--
 	}
 	return true
+}
+
+// TestClusterStackRemoteManagementCluster: on the clusterstack-remote environment the
+// Cluster lives in a management cluster Crossplane does not run in. provider-kubernetes
+// applies it there, where Cluster API (a second set of managers) admits and expands it;
+// deleting the claim runs Cluster API's deletion there.
+func TestClusterStackRemoteManagementCluster(t *testing.T) {
+	needEnv(t)
+	needClusterStack(t)
+	ctx := testContext(t)
+	const name = "remote"
+
+	spec := clusterStackSpec("1.34", 1)
+	spec["environment"] = "clusterstack-remote"
+	spec["nodePools"] = spec["nodePools"].([]any)[:1]
+	start := time.Now()
+	apply(ctx, t, newClaimIn(labNamespace, name, spec))
+	_, native := clusterOfIn(ctx, t, labNamespace, name)
+	remote := mgmt.Dynamic.Resource(capiClusterGVR).Namespace(clusterStackNamespace)
+	c := waitObject(ctx, t, remote, native, "Cluster "+native+" in the remote management cluster", func(*unstructured.Unstructured) error { return nil })
+	if got := str(c, "spec", "topology", "classRef", "name"); got != "openstack-scs2-1-34-v3" {
+		t.Errorf("remote Cluster classRef = %q, want openstack-scs2-1-34-v3 (from the remote ClusterStackReleases)", got)
+	}
+	waitTopology(ctx, t, mgmt, clusterStackNamespace, native, "default-az1", "default-az2", "default-az3")
+	measure(t, "claim apply -> Cluster expanded by Cluster API in the remote management cluster", start)
+	if _, err := cp.Dynamic.Resource(capiClusterGVR).Namespace(clusterStackNamespace).Get(ctx, native, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("Cluster %s exists in the Crossplane cluster too (%v)", native, err)
+	}
+
+	start = time.Now()
+	if err := claimsIn(labNamespace).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(ctx, t, faultDeadline, "Cluster "+native+" deleted by Cluster API in the remote management cluster", gone(remote, native))
+	waitFor(ctx, t, faultDeadline, "claim "+labNamespace+"/"+name+" gone", gone(claimsIn(labNamespace), name))
+	measure(t, "claim delete -> remote Cluster deleted, claim gone", start)
 }

@@ -378,3 +378,13 @@ func measure(t *testing.T, what string, since time.Time) {
 	t.Helper()
 	t.Logf("MEASURE %s: %.2fs", what, time.Since(since).Seconds())
 }
+
+// getClaimOrFail reads a claim or fails the test.
+func getClaimOrFail(ctx context.Context, t *testing.T, name string) *unstructured.Unstructured {
+	t.Helper()
+	c, err := getClaim(ctx, name)
+	if err != nil {
+		t.Fatalf("claim %s: %v", name, err)
+	}
+	return c
+}

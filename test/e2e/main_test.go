@@ -1,8 +1,10 @@
 // Package e2e tests the SCS cluster API on a live local control plane: real
-// kube-apiservers, Crossplane core, provider-kubernetes and the composition function,
-// started once for the whole package (see package controlplane). No Gardener controller
-// runs, nor does Cluster API, the Cluster Stack operator or provider-openstack; tests named
-// Test<Backend>Simulated_* write the status those controllers would write.
+// kube-apiservers, Crossplane core, provider-kubernetes, provider-gardener-kubeconfig, the
+// composition function and Cluster API (core, kubeadm control plane and bootstrap managers
+// with the SCS scs2 ClusterClass), started once for the whole package (see package
+// controlplane). No Gardener controller runs, nor does the Cluster Stack operator, an
+// OpenStack provider or a kubelet; tests named Test<Backend>Simulated_* write the status
+// those would write.
 //
 // The tests run only with SCS_KAAS_E2E=1 (make e2e sets it): they need the pinned tools,
 // whose first build takes half an hour.
@@ -10,6 +12,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -41,14 +44,20 @@ const (
 	gardenNamespace = "garden-" + gardenProject
 	// exampleEnvironment is the EnvironmentConfig examples/environments installs.
 	exampleEnvironment = "gardener-regionone"
+	// managementClusterName is the remote Cluster API management cluster of the
+	// clusterstack-remote environment, and its provider-kubernetes ProviderConfig.
+	managementClusterName = "capi-mgmt"
 )
 
 // The one control plane all tests share; nil when the tests are skipped.
 var (
 	env      *controlplane.Env
-	cp       *controlplane.Cluster // the Crossplane cluster
+	cp       *controlplane.Cluster // the Crossplane cluster, also a Cluster API management cluster
 	garden   *controlplane.Cluster // the cluster playing Gardener's garden
+	mgmt     *controlplane.Cluster // the remote Cluster API management cluster (legacy flavour)
 	repoRoot string
+	// clusterStackErr says why the scs2 ClusterClass is not installed (needClusterStack).
+	clusterStackErr error
 )
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }
@@ -81,9 +90,11 @@ func run(m *testing.M) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	crds, err := controlplane.BackendCRDs(ctx, repoRoot, logf)
-	if err != nil {
-		return fail("%v", err)
+	crds := controlplane.BackendCRDs(logf, repoRoot)
+	// The remote management cluster serves the legacy flavour's remote environment.
+	management := ""
+	if flavour == flavourLegacy {
+		management = managementClusterName
 	}
 	start := time.Now()
 	env, err = controlplane.Start(ctx, controlplane.Options{
@@ -100,12 +111,14 @@ func run(m *testing.M) int {
 			filepath.Join(repoRoot, "package", "rbac.yaml"),
 			filepath.Join(repoRoot, kubeconfigprovider.CRDDir),
 		}, crds...),
-		Logf: logf,
+		ClusterAPI:        true,
+		ManagementCluster: management,
+		Logf:              logf,
 	})
 	if err != nil {
 		return fail("starting the control plane (logs in %s/logs): %v", runDir, err)
 	}
-	cp, garden = env.Crossplane, env.Garden
+	cp, garden, mgmt = env.Crossplane, env.Garden, env.Management
 
 	code := func() int {
 		// Gardener clusters get their kubeconfig from the project's own provider.
@@ -125,6 +138,15 @@ func run(m *testing.M) int {
 				return fail("creating namespace %s: %v", name, err)
 			}
 		}
+		if err := installClusterStacks(ctx); err != nil {
+			if os.Getenv("CI") == "true" || !errors.Is(err, controlplane.ErrNoClusterStack) {
+				return fail("installing the scs2 Cluster Stack: %v", err)
+			}
+			// A user's clone without ../shared and without a network: the Cluster Stacks
+			// tests skip and say why; everything else runs.
+			clusterStackErr = err
+			logf("NOTE: %v; the Cluster Stacks tests skip in this run", err)
+		}
 		return m.Run()
 	}()
 
@@ -141,6 +163,56 @@ func run(m *testing.M) int {
 		logf("run directory kept for inspection: %s", runDir)
 	}
 	return code
+}
+
+// installClusterStacks installs what the Cluster Stack operator would keep in each Cluster
+// API management cluster for the examples' environments: the ClusterStackReleases of
+// examples/render/clusterstack/required/releases.yaml with the status the operator writes,
+// and the ClusterClass and templates of each release, rendered from the SCS scs2 chart.
+func installClusterStacks(ctx context.Context) error {
+	releases, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "render", "clusterstack", "required", "releases.yaml"))
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, r := range releases {
+		names = append(names, r.GetName())
+	}
+	chart, err := controlplane.SCS2Chart(ctx, repoRoot, logf)
+	if err != nil {
+		return err
+	}
+	for _, c := range []*controlplane.Cluster{cp, mgmt} {
+		if c == nil {
+			continue
+		}
+		if c == mgmt {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterStackNamespace}}
+			if _, err := c.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+			if err := c.Apply(ctx, controlplane.BackendCRDs(nil, repoRoot)...); err != nil {
+				return err
+			}
+		}
+		if err := c.ApplyWithStatus(ctx, managerCSO, releases...); err != nil {
+			return fmt.Errorf("the ClusterStackReleases in %s: %w", c.Name, err)
+		}
+		if err := controlplane.InstallClusterStack(ctx, c, chart, clusterStackNamespace, names...); err != nil {
+			return fmt.Errorf("the ClusterClasses in %s: %w", c.Name, err)
+		}
+	}
+	logf("installed the scs2 ClusterClasses %v from %s", names, chart)
+	return nil
+}
+
+// needClusterStack skips a test that needs the scs2 ClusterClass where it could not be
+// installed (only outside CI: there a missing ClusterClass fails the run).
+func needClusterStack(t *testing.T) {
+	t.Helper()
+	if clusterStackErr != nil {
+		t.Skipf("skipped: %v (../shared/upstream is missing and the pinned upstream could not be fetched)", clusterStackErr)
+	}
 }
 
 // makeRunDir returns a fresh run directory: SCS_KAAS_E2E_RUN_DIR, or a new directory under

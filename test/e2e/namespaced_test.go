@@ -3,8 +3,9 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
+	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
@@ -41,6 +41,9 @@ type namespacedBackend struct {
 	ready func(ctx context.Context, t *testing.T, native string) string
 	// scale changes the spec in place and says what the native object then shows.
 	scale func(spec map[string]any) (path []string, want string)
+	// release undoes what ready did that would keep the backend from deleting the native
+	// object; nil when nothing needs undoing.
+	release func(ctx context.Context, t *testing.T, native string)
 }
 
 func namespacedBackends() []namespacedBackend {
@@ -82,6 +85,9 @@ func namespacedBackends() []namespacedBackend {
 				spec["nodePools"].([]any)[0].(map[string]any)["count"] = int64(3)
 				return []string{"spec", "topology", "workers", "machineDeployments"}, "replicas:1"
 			},
+			release: func(ctx context.Context, t *testing.T, native string) {
+				releaseCluster(ctx, t, cp, claimNamespace, native)
+			},
 		},
 		{
 			backend: "magnum",
@@ -106,9 +112,11 @@ func namespacedBackends() []namespacedBackend {
 // a protected one is not deleted.
 func TestNamespacedClusterLifecycle(t *testing.T) {
 	needFlavour(t, flavourNamespaced)
-	simulateClusterStackReleases(testContext(t), t)
 	for _, b := range namespacedBackends() {
 		t.Run(b.backend, func(t *testing.T) {
+			if b.backend == "clusterstack" {
+				needClusterStack(t)
+			}
 			ctx := testContext(t)
 			name := "v2-" + b.backend
 			secretName := name + "-kubeconfig"
@@ -159,6 +167,9 @@ func TestNamespacedClusterLifecycle(t *testing.T) {
 			})
 
 			// Deleted with its cluster: the native object goes, then the composite.
+			if b.release != nil {
+				b.release(ctx, t, native)
+			}
 			start = time.Now()
 			if err := claims().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 				t.Fatalf("deleting an unprotected SCSCluster: %v", err)
@@ -205,7 +216,7 @@ func TestNamespacedClusterLifecycle(t *testing.T) {
 func TestNamespacedPlatformAPI(t *testing.T) {
 	needFlavour(t, flavourNamespaced)
 	ctx := testContext(t)
-	simulateClusterStackReleases(ctx, t)
+	needClusterStack(t)
 
 	workload, err := env.StartCluster(ctx, "workload")
 	if err != nil {
@@ -241,12 +252,21 @@ func TestNamespacedPlatformAPI(t *testing.T) {
 		_, err := cp.Dynamic.Resource(capiClusterGVR).Namespace(claimNamespace).Get(ctx, native, metav1.GetOptions{})
 		return err == nil, err
 	})
-	// Cluster API: the cluster is available, and its kubeconfig is the workload API server's.
-	kubeconfig, err := os.ReadFile(workload.Kubeconfig)
+	// Cluster API makes the cluster's kubeconfig with the CA the cluster is given: the
+	// workload API server's, so that the kubeconfig reaches it. The endpoint the OpenStack
+	// provider would report is that API server's address.
+	adoptClusterCA(ctx, t, cp, claimNamespace, native, workload)
+	u, err := url.Parse(workload.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clusterStackReadyWith(ctx, t, claimNamespace, native, workload.URL, kubeconfig)
+	port, err := strconv.ParseInt(u.Port(), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	simulateInfrastructureReady(ctx, t, cp, claimNamespace, native, u.Hostname(), port)
+	waitClusterAPIKubeconfig(ctx, t, cp, claimNamespace, native)
+	simulateClusterAvailable(ctx, t, cp, claimNamespace, native)
 
 	appNamespace := str(te, "spec", "appNamespace")
 	if appNamespace == "" {
@@ -266,6 +286,7 @@ func TestNamespacedPlatformAPI(t *testing.T) {
 		return hasReady(x), fmt.Errorf("Ready %v", conditionOf(x, "Ready"))
 	})
 
+	releaseCluster(ctx, t, cp, claimNamespace, native)
 	start = time.Now()
 	if err := teams2.Delete(ctx, te.GetName(), metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -297,44 +318,11 @@ func keysOf(m map[string][]byte) []string {
 	return out
 }
 
-// clusterStackReadyIn writes what Cluster API would for a healthy Cluster in a namespace,
-// with a made-up API server; it returns that server.
+// clusterStackReadyIn takes a Cluster in a namespace to Ready as Cluster API reports it
+// (capi_test.go) and returns the API server its kubeconfig names.
 func clusterStackReadyIn(ctx context.Context, t *testing.T, namespace, native string) string {
 	t.Helper()
-	const server = "https://203.0.113.50:6443"
-	clusterStackReadyWith(ctx, t, namespace, native, server, simulatedKubeconfig(t, native, server))
-	return server
-}
-
-// clusterStackReadyWith writes what Cluster API would for a healthy Cluster: its endpoint,
-// Available, and the kubeconfig Secret with the given kubeconfig.
-func clusterStackReadyWith(ctx context.Context, t *testing.T, namespace, native, server string, kubeconfig []byte) {
-	t.Helper()
-	host, port := strings.TrimPrefix(server, "https://"), "443"
-	if i := strings.LastIndex(host, ":"); i >= 0 {
-		host, port = host[:i], host[i+1:]
-	}
-	clusters := cp.Dynamic.Resource(capiClusterGVR).Namespace(namespace)
-	c, err := clusters.Patch(ctx, native, types.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"controlPlaneEndpoint":{"host":%q,"port":%s}}}`, host, port)),
-		metav1.PatchOptions{FieldManager: managerCAPI})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen := c.GetGeneration()
-	applyStatus(ctx, t, c, map[string]any{
-		"phase": "Provisioned", "observedGeneration": gen,
-		"initialization": map[string]any{"infrastructureProvisioned": true, "controlPlaneInitialized": true},
-		"conditions":     []any{simulatedCondition("Available", "True", "Available", "", gen)},
-	}, managerCAPI)
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: native + "-kubeconfig", Namespace: namespace,
-			Labels: map[string]string{"cluster.x-k8s.io/cluster-name": native}},
-		Type: "cluster.x-k8s.io/secret",
-		Data: map[string][]byte{"value": kubeconfig},
-	}
-	if _, err := cp.Client.CoreV1().Secrets(namespace).Create(ctx, secret, metav1.CreateOptions{FieldManager: managerCAPI}); err != nil {
-		t.Fatal(err)
-	}
+	return simulateClusterAPIReady(ctx, t, cp, namespace, native, "203.0.113.50", 6443)
 }
 
 // magnumReadyIn writes what provider-openstack would for a healthy one-pool Magnum cluster

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -74,9 +73,11 @@ func backendCases() []backendCase {
 // derived from the claim's name, and becomes Ready once its backend reports success.
 func TestLongClaimNamesBecomeReadyOnEveryBackend(t *testing.T) {
 	needEnv(t)
-	simulateClusterStackReleases(testContext(t), t)
 	for _, b := range backendCases() {
 		t.Run(b.backend, func(t *testing.T) {
+			if b.backend == "clusterstack" {
+				needClusterStack(t)
+			}
 			ctx := testContext(t)
 			name := "payments-production-eu-central-" + b.backend + "-cluster"
 			spec := b.spec()
@@ -101,9 +102,11 @@ func TestLongClaimNamesBecomeReadyOnEveryBackend(t *testing.T) {
 // clusters on every backend, each with its own native object.
 func TestSameClaimNameInTwoNamespaces(t *testing.T) {
 	needEnv(t)
-	simulateClusterStackReleases(testContext(t), t)
 	for _, b := range backendCases() {
 		t.Run(b.backend, func(t *testing.T) {
+			if b.backend == "clusterstack" {
+				needClusterStack(t)
+			}
 			ctx := testContext(t)
 			name := "twin-" + b.backend
 			names := map[string]string{}
@@ -185,31 +188,12 @@ func TestEnvironmentsAdmitTheirTeamsOnly(t *testing.T) {
 	waitClaimIn(ctx, t, deadline, labNamespace, "labrat", "Rendered=True", hasCondition(kaasv1alpha1.ConditionRendered, "True", kaasv1alpha1.ReasonRendered))
 }
 
-// clusterStackReady writes what Cluster API would for a healthy Cluster: the endpoint,
-// Available, and the kubeconfig Secret.
+// clusterStackReady takes a Cluster to Ready as Cluster API reports it (capi_test.go):
+// simulated OpenStack infrastructure, the kubeconfig the real KubeadmControlPlane writes,
+// then the simulated final state.
 func clusterStackReady(ctx context.Context, t *testing.T, native string) {
 	t.Helper()
-	const host = "203.0.113.40"
-	c, err := capiClusters().Patch(ctx, native, types.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"controlPlaneEndpoint":{"host":%q,"port":6443}}}`, host)),
-		metav1.PatchOptions{FieldManager: managerCAPI})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen := c.GetGeneration()
-	applyStatus(ctx, t, c, map[string]any{
-		"phase": "Provisioned", "observedGeneration": gen,
-		"initialization": map[string]any{"infrastructureProvisioned": true, "controlPlaneInitialized": true},
-		"conditions":     []any{simulatedCondition("Available", "True", "Available", "", gen)},
-	}, managerCAPI)
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: native + "-kubeconfig", Namespace: clusterStackNamespace,
-			Labels: map[string]string{"cluster.x-k8s.io/cluster-name": native}},
-		Type: "cluster.x-k8s.io/secret",
-		Data: map[string][]byte{"value": simulatedKubeconfig(t, native, "https://"+host+":6443")},
-	}
-	if _, err := cp.Client.CoreV1().Secrets(clusterStackNamespace).Create(ctx, secret, metav1.CreateOptions{FieldManager: managerCAPI}); err != nil {
-		t.Fatal(err)
-	}
+	simulateClusterAPIReady(ctx, t, cp, clusterStackNamespace, native, "203.0.113.40", 6443)
 }
 
 // magnumReady writes what provider-openstack would for a healthy one-pool Magnum cluster:

@@ -2,10 +2,8 @@ package controlplane
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,13 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// The Cluster Stacks and Magnum backends compose kinds whose controllers cannot run here
-// (Cluster API, the Cluster Stack operator, provider-openstack). Serving their CRDs lets the
-// API server store and validate what the function composes, as a real management cluster
-// would; tests and the playground play the controllers.
+// The Cluster Stacks and Magnum backends compose kinds of other controllers. Cluster API
+// runs for real (StartClusterAPI); the Cluster Stack operator and provider-openstack cannot
+// run here, so their CRDs are served: the API server stores and validates what the function
+// composes, as a real management cluster would, and tests and the playground play the
+// controllers.
 
-// CAPIVersion is the Cluster API release whose Cluster CRD (with its CEL rules) the
-// Crossplane cluster serves, the one make render validates against.
+// CAPIVersion is the Cluster API release that runs (hack/tools/cluster-api) and that make
+// render validates against.
 const CAPIVersion = "v1.14.2"
 
 // upstreamCRDs are the Cluster Stack operator's and provider-openstack's CRDs, read from
@@ -33,17 +32,13 @@ var upstreamCRDs = []string{
 	"containerinfra.openstack.m.crossplane.io_nodegroupv1s.yaml",
 }
 
-// BackendCRDs returns the manifests of the backends' CRDs: Cluster API's Cluster CRD from
-// the Go module proxy, and the upstream CRDs from ../shared/crds next to the repository,
-// or else the permissive stand-ins in test/e2e/controlplane/testdata/standin-crds, which
-// store the same kinds without checking their schema (logged: the upstream schemas are
-// then checked nowhere in this run).
-func BackendCRDs(ctx context.Context, repoRoot string, logf func(string, ...any)) ([]string, error) {
-	capi, err := capiClusterCRD(ctx, repoRoot)
-	if err != nil {
-		return nil, err
-	}
-	paths := []string{capi}
+// BackendCRDs returns the manifests of the CRDs of the controllers that cannot run here:
+// from ../shared/crds next to the repository, or else the permissive stand-ins in
+// test/e2e/controlplane/testdata/standin-crds, which store the same kinds without checking
+// their schema (logged: the upstream schemas are then checked nowhere in this run). Cluster
+// API's CRDs come with Cluster API (Options.ClusterAPI).
+func BackendCRDs(logf func(string, ...any), repoRoot string) []string {
+	var paths []string
 	shared := filepath.Join(repoRoot, "..", "shared", "crds")
 	standIns := filepath.Join(repoRoot, "test", "e2e", "controlplane", "testdata", "standin-crds")
 	for _, name := range upstreamCRDs {
@@ -56,28 +51,7 @@ func BackendCRDs(ctx context.Context, repoRoot string, logf func(string, ...any)
 		}
 		paths = append(paths, p)
 	}
-	return paths, nil
-}
-
-// capiClusterCRD downloads (or finds in the module cache) Cluster API and returns the path
-// of its Cluster CRD.
-func capiClusterCRD(ctx context.Context, repoRoot string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", "sigs.k8s.io/cluster-api@"+CAPIVersion)
-	cmd.Dir = repoRoot
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("downloading sigs.k8s.io/cluster-api@%s for its Cluster CRD: %w", CAPIVersion, err)
-	}
-	var mod struct{ Dir string }
-	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
-		return "", fmt.Errorf("go mod download sigs.k8s.io/cluster-api@%s: no module directory in %q", CAPIVersion, out)
-	}
-	p := filepath.Join(mod.Dir, "core", "config", "crd", "bases", "cluster.x-k8s.io_clusters.yaml")
-	if _, err := os.Stat(p); err != nil {
-		return "", err
-	}
-	return p, nil
+	return paths
 }
 
 // ApplyStatus server-side-applies status onto obj's status subresource under manager: what

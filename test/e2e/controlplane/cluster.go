@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"net/http"
 	"os"
@@ -201,3 +202,15 @@ func (e *Env) startControllerManager(ctx context.Context, c *Cluster) error {
 
 // String is for logs.
 func (c *Cluster) String() string { return fmt.Sprintf("%s (%s)", c.Name, c.URL) }
+
+// CA returns the certificate authority of the cluster's API server (PEM certificate and
+// PKCS #8 key): it signs the serving certificate and the client certificates the API server
+// accepts. A test hands it to a controller that must issue credentials for this cluster,
+// such as Cluster API's KubeadmControlPlane for a cluster this one stands in for.
+func (c *Cluster) CA() (certPEM, keyPEM []byte, err error) {
+	der, err := x509.MarshalPKCS8PrivateKey(c.ca.key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.ca.certPEM, pemBlock("PRIVATE KEY", der), nil
+}

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -63,6 +64,14 @@ type Options struct {
 	// GardenCRDs are further CRD files or directories for the garden cluster.
 	GardenCRDs []string
 
+	// ClusterAPI runs Cluster API (StartClusterAPI) in the Crossplane cluster, which is
+	// then also the Cluster Stacks backend's local management cluster.
+	ClusterAPI bool
+	// ManagementCluster, when set, starts one more cluster of that name running Cluster
+	// API, a remote management cluster, and names provider-kubernetes' ProviderConfig and
+	// ClusterProviderConfig for it so.
+	ManagementCluster string
+
 	// Manifests are files or directories applied into the Crossplane
 	// cluster once everything runs (XRDs, Compositions, EnvironmentConfigs,
 	// RBAC...). Start waits for every XRD among them to be Established and,
@@ -86,6 +95,9 @@ type Env struct {
 	Crossplane *Cluster
 	// Garden is the cluster playing Gardener's garden (Shoots, ConfigMaps).
 	Garden *Cluster
+	// Management is the remote Cluster API management cluster (Options.ManagementCluster),
+	// or nil.
+	Management *Cluster
 
 	opts  Options
 	tools Tools
@@ -172,7 +184,11 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := StopRun(e.RunDir); err != nil {
 		return nil, fmt.Errorf("stopping the previous run in %s: %w", e.RunDir, err)
 	}
-	for _, d := range runSubdirs {
+	subdirs := runSubdirs
+	if opts.ManagementCluster != "" {
+		subdirs = append(slices.Clone(runSubdirs), opts.ManagementCluster)
+	}
+	for _, d := range subdirs {
 		if err := os.RemoveAll(filepath.Join(e.RunDir, d)); err != nil {
 			return nil, err
 		}
@@ -233,6 +249,18 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			return gardenErr
 		}},
 		{"provider configs for the garden", e.configureProvider},
+		{"Cluster API", func(ctx context.Context) error {
+			if !opts.ClusterAPI {
+				return nil
+			}
+			return e.StartClusterAPI(ctx, e.Crossplane)
+		}},
+		{"remote Cluster API management cluster", func(ctx context.Context) error {
+			if opts.ManagementCluster == "" {
+				return nil
+			}
+			return e.startManagementCluster(ctx, opts.ManagementCluster)
+		}},
 		{"function registration", e.registerFunction},
 		{"function process", func(ctx context.Context) error {
 			if opts.FunctionBinary == "" {

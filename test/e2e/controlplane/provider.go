@@ -133,12 +133,19 @@ func (e *Env) setupProviderTLS() error {
 // (kubernetes.m.crossplane.io, for namespaced Objects), both named
 // Options.ProviderConfigName.
 func (e *Env) configureProvider(ctx context.Context) error {
-	kubeconfig, err := os.ReadFile(e.Garden.Kubeconfig)
+	return e.providerConfigsFor(ctx, e.Garden, e.opts.ProviderConfigName, GardenKubeconfigSecret)
+}
+
+// providerConfigsFor lets provider-kubernetes reach cluster c: its admin kubeconfig in the
+// Secret secretName of CrossplaneNamespace, and a ProviderConfig and a
+// ClusterProviderConfig named name that use it.
+func (e *Env) providerConfigsFor(ctx context.Context, c *Cluster, name, secretName string) error {
+	kubeconfig, err := os.ReadFile(c.Kubeconfig)
 	if err != nil {
 		return err
 	}
 	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: GardenKubeconfigSecret, Namespace: CrossplaneNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: secretName, Namespace: CrossplaneNamespace},
 		Data:       map[string][]byte{"kubeconfig": kubeconfig},
 	}
 	secrets := e.Crossplane.Client.CoreV1().Secrets(CrossplaneNamespace)
@@ -153,7 +160,7 @@ func (e *Env) configureProvider(ctx context.Context) error {
 	creds := map[string]any{
 		"source": "Secret",
 		"secretRef": map[string]any{
-			"namespace": CrossplaneNamespace, "name": GardenKubeconfigSecret, "key": "kubeconfig",
+			"namespace": CrossplaneNamespace, "name": secretName, "key": "kubeconfig",
 		},
 	}
 	var objs []*unstructured.Unstructured
@@ -163,7 +170,7 @@ func (e *Env) configureProvider(ctx context.Context) error {
 	} {
 		objs = append(objs, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": gvk[0], "kind": gvk[1],
-			"metadata": map[string]any{"name": e.opts.ProviderConfigName},
+			"metadata": map[string]any{"name": name},
 			"spec":     map[string]any{"credentials": creds},
 		}})
 	}

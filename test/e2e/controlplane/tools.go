@@ -22,6 +22,10 @@ type Tools struct {
 	// SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING: function-go-templating, which composes the
 	// example platform API (examples/platform).
 	FunctionGoTemplatingDir string
+	// SCS_KAAS_TOOL_CLUSTER_API: Cluster API's three managers, crds/ and webhooks/.
+	ClusterAPIDir string
+	// SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK: the OpenStack provider's crds/.
+	ClusterAPIOpenStackDir string
 }
 
 // FunctionGoTemplating is the path of function-go-templating.
@@ -53,6 +57,8 @@ func (t Tools) resolve(ctx context.Context, repoRoot string, logf func(string, .
 		{&t.CrossplaneDir, "crossplane", "SCS_KAAS_TOOL_CROSSPLANE"},
 		{&t.ProviderKubernetesDir, "provider-kubernetes", "SCS_KAAS_TOOL_PROVIDER_KUBERNETES"},
 		{&t.FunctionGoTemplatingDir, "function-go-templating", "SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING"},
+		{&t.ClusterAPIDir, "cluster-api", "SCS_KAAS_TOOL_CLUSTER_API"},
+		{&t.ClusterAPIOpenStackDir, "cluster-api-provider-openstack", "SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK"},
 	}
 	for _, f := range fields {
 		if *f.dir == "" {
@@ -73,7 +79,12 @@ func (t Tools) resolve(ctx context.Context, repoRoot string, logf func(string, .
 		}
 		*f.dir = strings.TrimSpace(out.String())
 	}
-	for _, p := range []string{t.kube("kube-apiserver"), t.kube("kube-controller-manager"), t.etcd(), t.crossplane(), t.provider(), t.FunctionGoTemplating()} {
+	need := []string{t.kube("kube-apiserver"), t.kube("kube-controller-manager"), t.etcd(), t.crossplane(), t.provider(), t.FunctionGoTemplating(),
+		filepath.Join(t.ClusterAPIOpenStackDir, "crds")}
+	for _, c := range capiComponents {
+		need = append(need, filepath.Join(t.ClusterAPIDir, c.binary))
+	}
+	for _, p := range need {
 		if _, err := os.Stat(p); err != nil {
 			return t, fmt.Errorf("tool missing: %w", err)
 		}

@@ -159,7 +159,8 @@ func printDemo(s controlplane.State, runDir, flavour string, claims []demoClaim)
 The SCS cluster API playground runs (run dir %s).
 
 Crossplane cluster: kube-apiserver, etcd, kube-controller-manager, Crossplane core, the
-composition function, provider-kubernetes, provider-gardener-kubeconfig.
+composition function, provider-kubernetes, provider-gardener-kubeconfig, and Cluster API
+(core, kubeadm control plane and bootstrap managers) with the SCS scs2 ClusterClasses.
 Garden cluster:     kube-apiserver and etcd with Gardener's Shoot CRD (a stand-in for a
                     Gardener garden), fake-garden-auth (serves shoots/adminkubeconfig).
 No Gardener runs: Shoots are created, updated and deleted for real, but nothing builds
@@ -183,8 +184,9 @@ clusters or reports on them until you write their status (below).
 		kubectl(s, garden, "get", "shoots", "-A")
 	}
 	if kinds["Cluster"] {
-		fmt.Println("The Cluster API Clusters (SCS Cluster Stacks), composed in the Crossplane cluster:")
-		kubectl(s, s.CrossplaneKubeconfig, "get", "clusters.cluster.x-k8s.io", "-A")
+		fmt.Println("The Cluster API Clusters (SCS Cluster Stacks), composed in the Crossplane cluster, and what")
+		fmt.Println("Cluster API's topology controller made of them:")
+		kubectl(s, s.CrossplaneKubeconfig, "get", "clusters.cluster.x-k8s.io,kubeadmcontrolplanes,machinedeployments", "-A")
 	}
 	if kinds["ClusterV1"] {
 		fmt.Println("The provider-openstack managed resources of the Magnum clusters:")
@@ -195,10 +197,11 @@ clusters or reports on them until you write their status (below).
 	}
 	if kinds["Cluster"] || kinds["ClusterV1"] {
 		fmt.Print(`
-No Cluster API, Cluster Stack operator or provider-openstack runs: their CRDs are served, the
-function's objects are stored and validated, and the ClusterStackReleases carry the status
-the operator would write. Write the status those controllers would write as the end-to-end
-tests do (test/e2e/clusterstack_test.go, test/e2e/magnum_test.go), and the claims follow.
+Cluster API runs; no Cluster Stack operator, OpenStack provider, provider-openstack or
+kubelet does: their CRDs are served, the function's objects are stored and validated, and the
+ClusterStackReleases carry the status the operator would write. Write the status those would
+write as the end-to-end tests do (test/e2e/capi_test.go, test/e2e/magnum_test.go), and the
+clusters follow.
 `)
 	}
 

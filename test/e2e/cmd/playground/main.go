@@ -89,8 +89,9 @@ type upConfig struct {
 	namespaces list
 	// kubeconfigProvider also runs provider-gardener-kubeconfig with fake-garden-auth.
 	kubeconfigProvider *bool
-	// backendCRDs installs the CRDs of the Cluster Stacks and Magnum backends' kinds.
-	backendCRDs *bool
+	// backends runs Cluster API with the scs2 ClusterClasses and installs the CRDs of
+	// the controllers that cannot run (the Cluster Stack operator, provider-openstack).
+	backends *bool
 	// withStatus are manifests applied with their status, as the controllers that keep
 	// them would write it (such as the Cluster Stack operator's ClusterStackReleases).
 	withStatus list
@@ -115,7 +116,7 @@ func upFlags(fs *flag.FlagSet) *upConfig {
 	fs.DurationVar(&o.PollInterval, "poll-interval", 10*time.Second, "Crossplane and provider poll interval")
 	fs.Var(&c.namespaces, "namespace", "namespace to create in the Crossplane cluster, e.g. for claims (repeatable, comma-separated)")
 	c.kubeconfigProvider = fs.Bool("kubeconfig-provider", false, "also run provider-gardener-kubeconfig (built from the repository; its CRDs must be among the manifests) with fake-garden-auth standing in for gardener-apiserver")
-	c.backendCRDs = fs.Bool("backend-crds", false, "also serve the CRDs of the kinds the Cluster Stacks and Magnum backends compose or read (Cluster API Cluster, ClusterStackRelease, provider-openstack ClusterV1 and NodegroupV1); no controller acts on them")
+	c.backends = fs.Bool("backends", false, "also run Cluster API (with the scs2 ClusterClasses of the ClusterStackReleases among --with-status) and serve the CRDs of the controllers that cannot run here (ClusterStackRelease, provider-openstack ClusterV1 and NodegroupV1)")
 	fs.Var(&c.withStatus, "with-status", "file or directory applied into the Crossplane cluster with the status each object carries, written as its controller would (repeatable, comma-separated)")
 	c.timeout = fs.Duration("timeout", 45*time.Minute, "give up after this long (includes building missing tools)")
 	return c
@@ -125,7 +126,7 @@ func upFlags(fs *flag.FlagSet) *upConfig {
 func (c *upConfig) start(ctx context.Context) (*controlplane.Env, error) {
 	o := c.opts
 	o.Manifests, o.GardenProjects, o.GardenCRDs, o.FunctionExtraArgs = c.manifests, c.projects, c.gardenCRDs, c.fnArgs
-	if *c.backendCRDs {
+	if *c.backends {
 		root := o.RepoRoot
 		if root == "" {
 			var err error
@@ -133,11 +134,8 @@ func (c *upConfig) start(ctx context.Context) (*controlplane.Env, error) {
 				return nil, err
 			}
 		}
-		crds, err := controlplane.BackendCRDs(ctx, root, logf)
-		if err != nil {
-			return nil, err
-		}
-		o.Manifests = append(append([]string{}, o.Manifests...), crds...)
+		o.Manifests = append(append([]string{}, o.Manifests...), controlplane.BackendCRDs(logf, root)...)
+		o.ClusterAPI = true
 	}
 	o.Detach = true
 	o.Logf = logf
@@ -170,9 +168,44 @@ func (c *upConfig) join(ctx context.Context, env *controlplane.Env) error {
 		if err := env.Crossplane.ApplyWithStatus(ctx, "controllers-simulated-by-playground", objs...); err != nil {
 			return err
 		}
+		if *c.backends {
+			if err := installClusterClasses(ctx, env, objs); err != nil {
+				return err
+			}
+		}
 	}
 	if *c.kubeconfigProvider {
 		return kubeconfigprovider.Start(ctx, env, kubeconfigprovider.Options{RepoRoot: env.Options().RepoRoot, Logf: logf})
+	}
+	return nil
+}
+
+// installClusterClasses installs, next to each ClusterStackRelease among objs, its
+// ClusterClass rendered from the scs2 chart, as the Cluster Stack operator would. Without
+// the chart (no ../shared, no network) the playground runs on and says so: Cluster API then
+// admits the Clusters but cannot expand them.
+func installClusterClasses(ctx context.Context, env *controlplane.Env, objs []*unstructured.Unstructured) error {
+	byNamespace := map[string][]string{}
+	for _, o := range objs {
+		if o.GetKind() == "ClusterStackRelease" {
+			byNamespace[o.GetNamespace()] = append(byNamespace[o.GetNamespace()], o.GetName())
+		}
+	}
+	if len(byNamespace) == 0 {
+		return nil
+	}
+	chart, err := controlplane.SCS2Chart(ctx, env.Options().RepoRoot, logf)
+	if errors.Is(err, controlplane.ErrNoClusterStack) {
+		logf("NOTE: %v; Clusters get no ClusterClass in this playground", err)
+		return nil
+	} else if err != nil {
+		return err
+	}
+	for ns, releases := range byNamespace {
+		if err := controlplane.InstallClusterStack(ctx, env.Crossplane, chart, ns, releases...); err != nil {
+			return err
+		}
+		logf("installed the scs2 ClusterClasses %v in %s", releases, ns)
 	}
 	return nil
 }
