@@ -22,12 +22,15 @@ const LabelNodePool = "kaas.scs.community/node-pool"
 // backup). Such an object exists; only its state is unknown. It must neither be rendered as
 // new (that would drop what the backend chose for it and skip every check of an update)
 // nor left out (Crossplane would delete it), so Reconcile keeps it as it was last applied
-// until its state is known. Observe-only Objects are not listed: they change nothing.
+// until its state is known. Observe-only Objects are not listed: they change nothing. Nor
+// is an Object whose provider found its remote object missing and could not create it (an
+// admission plugin refused it): nothing exists behind it, and rendering it anew is how a
+// corrected spec gets there.
 func Unobserved(observed map[string]ObservedResource) []string {
 	var out []string
 	for name, o := range observed {
 		u := o.Object
-		if u == nil || !providerkubernetes.IsObject(u) || providerkubernetes.IsObserveOnly(u) {
+		if u == nil || !providerkubernetes.IsObject(u) || providerkubernetes.IsObserveOnly(u) || createFailed(u) {
 			continue
 		}
 		if remote, err := providerkubernetes.Observed(u); err == nil && remote == nil {

@@ -175,6 +175,7 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	if err := checkNothingDropped(backend.Type(), rendering, in.Observed, &cluster.Spec); err != nil {
 		return nil, err
 	}
+	synced := syncedCondition(rendering.Resources, in.Observed)
 	if len(unobserved) > 0 {
 		obs = unknownObservation(obs, &xr.Status, unobserved)
 	}
@@ -210,7 +211,7 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	if !slices.ContainsFunc(obs.Conditions, func(c Condition) bool { return c.Type == kaasv1alpha1.ConditionKubeconfigReady }) {
 		obs.Conditions = append(obs.Conditions, kubeconfigCondition(obs))
 	}
-	obs.Conditions = append(obs.Conditions, environmentCondition(env, changes))
+	obs.Conditions = append(obs.Conditions, environmentCondition(env, changes), synced)
 	return out, nil
 }
 

@@ -334,3 +334,45 @@ func TestDeletionPolicyAnnotation(t *testing.T) {
 		}
 	}
 }
+
+// TestShootRefusedByTheGardenIsRenderedAnew: gardener-apiserver's admission refused the
+// Shoot (a machine type the CloudProfile does not offer), so provider-kubernetes could not
+// create it. The Object has nothing behind it: it is not kept as last applied, or the
+// corrected claim could never reach the garden; the refusal is on the claim, in the
+// garden's words.
+func TestShootRefusedByTheGardenIsRenderedAnew(t *testing.T) {
+	const refusal = `create failed: cannot create object: shoots.core.gardener.cloud "shop-6bru6k" is forbidden: spec.provider.workers[0].machine.type: Unsupported value: "SCS-4V-16"`
+	refused := lastApplied(t, run(t, gardenerReady(t)).GetDesired().GetResources()["gardener-shoot"], "gardener-shoot")
+	refused["status"] = map[string]any{"conditions": []any{
+		map[string]any{"type": "Synced", "status": "False", "reason": "ReconcileError", "message": refusal},
+		map[string]any{"type": "Ready", "status": "False", "reason": "Creating"},
+	}}
+	req := requestFor(t, readObject(t, exampleXR), readObjects(t, exampleEnvironment), refused)
+	// The user corrects the machine type of the first pool meanwhile.
+	pools := req.GetObserved().GetComposite().GetResource().GetFields()["spec"].GetStructValue().GetFields()["nodePools"].GetListValue()
+	pools.GetValues()[0].GetStructValue().GetFields()["machineType"] = structpb.NewStringValue("SCS-8V-32")
+
+	pool := pools.GetValues()[0].GetStructValue().GetFields()["name"].GetStringValue()
+
+	rsp := run(t, req)
+	workers := specOf(t, rsp, gardener.ResourceShoot).GetStructValue().AsMap()["forProvider"].(map[string]any)["manifest"].(map[string]any)["spec"].(map[string]any)["provider"].(map[string]any)["workers"].([]any)
+	machineType := ""
+	for _, w := range workers {
+		if w := w.(map[string]any); w["name"] == pool {
+			machineType, _ = w["machine"].(map[string]any)["type"].(string)
+		}
+	}
+	if machineType != "SCS-8V-32" {
+		t.Errorf("worker %s has machine type %q, want the corrected SCS-8V-32: the refused Shoot's Object must not be kept as last applied", pool, machineType)
+	}
+	var got *fnv1.Condition
+	for _, c := range rsp.GetConditions() {
+		if c.GetType() == "BackendSynced" {
+			got = c
+		}
+	}
+	if got == nil || got.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || got.GetReason() != "ApplyFailed" ||
+		!strings.Contains(got.GetMessage(), refusal) || got.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
+		t.Errorf("BackendSynced = %v, want False/ApplyFailed for composite and claim with the garden's refusal", got)
+	}
+}

@@ -27,6 +27,23 @@ const (
 	// network range): the cluster is left as it is, and the message names each field, the
 	// value it keeps and the environment setting that changed.
 	ConditionEnvironmentUpToDate = "EnvironmentUpToDate"
+
+	// ConditionBackendSynced is True when the providers have applied the native objects as
+	// rendered. When False, the backend's API refused them or cannot be reached, and the
+	// message carries each provider's words: an admission plugin of gardener-apiserver, a
+	// Cluster API webhook in a remote management cluster, an OpenStack error. The cluster
+	// keeps running as it was; nothing of the refused change is in effect.
+	ConditionBackendSynced = "BackendSynced"
+)
+
+// Reasons of the BackendSynced condition.
+const (
+	// ReasonSynced: every native object is applied as rendered (BackendSynced True).
+	ReasonSynced = "Synced"
+	// ReasonApplyFailed: a provider could not apply a native object; the message says why.
+	ReasonApplyFailed = "ApplyFailed"
+	// ReasonApplyPending: a native object has not been reported applied yet.
+	ReasonApplyPending = "ApplyPending"
 )
 
 // Reasons of the Rendered condition when it is False: why the function refused to render,
