@@ -112,6 +112,7 @@ func Generate(pkgPath string, f Flavour) ([]byte, error) {
 		Properties:   map[string]extv1.JSONSchemaProps{"spec": spec, "status": generated.Properties["status"]},
 		XValidations: generated.XValidations,
 	}
+	reflowDescriptions(&root)
 	rawSchema, err := json.Marshal(root)
 	if err != nil {
 		return nil, err
