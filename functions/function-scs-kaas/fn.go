@@ -113,6 +113,7 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRe
 func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFunctionResponse {
 	response.Fatal(rsp, err)
 	response.ConditionFalse(rsp, kaasv1alpha1.ConditionRendered, reason).WithMessage(err.Error()).TargetCompositeAndClaim()
+	response.ConditionTrue(rsp, kaasv1alpha1.ConditionStalled, reason).WithMessage(err.Error()).TargetCompositeAndClaim()
 	return rsp
 }
 
@@ -148,11 +149,27 @@ func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced b
 	response.ConditionTrue(rsp, kaasv1alpha1.ConditionRendered, kaasv1alpha1.ReasonRendered).
 		WithMessage(fmt.Sprintf("rendered for backend %s in environment %s", out.Environment.Backend, out.Environment.Name)).
 		TargetCompositeAndClaim()
+	setStalled(rsp, out)
 	for _, c := range obs.Conditions {
 		setCondition(rsp, c)
 	}
 	setSpecSupported(rsp, out.Rendering.Unsupported)
 	return nil
+}
+
+// setStalled says whether the cluster can progress without a change by someone: not when
+// its backend gave up on it (phase Failed, in the backend's words from BackendReady).
+func setStalled(rsp *fnv1.RunFunctionResponse, out *model.Output) {
+	if out.Status.Phase == kaasv1alpha1.PhaseFailed {
+		for _, c := range out.Observation.Conditions {
+			if c.Type == kaasv1alpha1.ConditionBackendReady {
+				response.ConditionTrue(rsp, kaasv1alpha1.ConditionStalled, c.Reason).WithMessage(c.Message).TargetCompositeAndClaim()
+				return
+			}
+		}
+	}
+	response.ConditionFalse(rsp, kaasv1alpha1.ConditionStalled, kaasv1alpha1.ReasonRendered).
+		WithMessage("the function renders the cluster").TargetCompositeAndClaim()
 }
 
 func setCondition(rsp *fnv1.RunFunctionResponse, c model.Condition) {

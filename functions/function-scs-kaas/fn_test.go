@@ -46,6 +46,10 @@ func refused(reason, msg string) *fnv1.RunFunctionResponse {
 		Conditions: []*fnv1.Condition{{
 			Type: "Rendered", Status: fnv1.Status_STATUS_CONDITION_FALSE, Reason: reason,
 			Message: ptr.To(msg), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum(),
+		}, {
+			// kstatus readers (Flux) see a refused cluster as Failed.
+			Type: "Stalled", Status: fnv1.Status_STATUS_CONDITION_TRUE, Reason: reason,
+			Message: ptr.To(msg), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum(),
 		}},
 	}
 }

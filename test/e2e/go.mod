@@ -8,11 +8,13 @@ go 1.26.0
 require (
 	github.com/crossplane/crossplane/apis/v2 v2.3.1
 	github.com/google/go-cmp v0.7.0
+	github.com/yuin/gopher-lua v1.1.1
 	helm.sh/helm/v3 v3.20.2
 	k8s.io/api v0.36.3
 	k8s.io/apiextensions-apiserver v0.36.3
 	k8s.io/apimachinery v0.36.3
 	k8s.io/client-go v0.36.3
+	sigs.k8s.io/cli-utils v0.37.2
 )
 
 require (

@@ -34,6 +34,13 @@ const (
 	// Cluster API webhook in a remote management cluster, an OpenStack error. The cluster
 	// keeps running as it was; nothing of the refused change is in effect.
 	ConditionBackendSynced = "BackendSynced"
+
+	// ConditionStalled is True while the function refuses to render (Rendered False), or
+	// while the backend has given up on the cluster (phase Failed): the cluster will not
+	// progress until the spec, the environment or the platform changes.
+	// It follows the kstatus convention, so that Flux and other kstatus readers report a
+	// refused cluster as Failed rather than as in progress forever (docs/gitops.md).
+	ConditionStalled = "Stalled"
 )
 
 // Reasons of the BackendSynced condition.
