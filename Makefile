@@ -42,7 +42,7 @@ package: ## Build the Configuration, Function and Provider packages (.xpkg) into
 generate: ## Regenerate both flavours' XRDs from the Go types in apis/, and docs/capabilities.md from the backends' declarations.
 	cd hack/xrdgen && go build -o $(BIN)/xrdgen .
 	$(BIN)/xrdgen
-	go test ./model/all -run TestCapabilitiesDoc -update
+	go test ./model/all -run 'TestCapabilitiesDoc|TestStandardDoc' -update
 
 ##@ Check
 

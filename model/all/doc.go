@@ -39,6 +39,17 @@ The end-to-end tests are listed in [e2e.md](e2e.md).
 `
 }
 
+// StandardDoc rewrites the generated conformance section of the standard's text between
+// its markers: the requirement per field and what each backend meets.
+func StandardDoc(text string) (string, error) {
+	const begin, end = "<!-- BEGIN GENERATED conformance: model/all TestStandardDoc -->", "<!-- END GENERATED conformance -->"
+	i, j := strings.Index(text, begin), strings.Index(text, end)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("the standard's text lacks the markers %q and %q", begin, end)
+	}
+	return text[:i+len(begin)] + "\n" + model.StandardTable(Backends()) + text[j:], nil
+}
+
 // proven lists each backend's Proven declaration.
 func proven() string {
 	var b strings.Builder
