@@ -125,10 +125,16 @@ simulate: playground-bin ## Play Gardener in the playground: write the status it
 # three times: the legacy claims (and the control plane's smoke test), the namespaced v2
 # composites, and the migration from the first to the second (docs/migration.md).
 E2E_GO_TEST = SCS_KAAS_E2E=1 go test -count=1 -p=1 -timeout=$(E2E_TIMEOUT) -v
-e2e: tools-controlplane ## End-to-end tests on live local control planes: legacy, namespaced (v2) and migration.
+e2e: tools-controlplane python-deps ## End-to-end tests on live local control planes: legacy, namespaced (v2) and migration.
 	cd test/e2e && $(E2E_GO_TEST) -skip '^Test(Namespaced|Migration)' . ./controlplane/
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^TestNamespaced' .
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=migration $(E2E_GO_TEST) -run '^TestMigration' .
+
+# The distribution's python3 with the kubernetes and yaml packages, for the SCS compliance
+# suite's plugin (contrib/scs-compliance-plugin) and its end-to-end test.
+.PHONY: python-deps
+python-deps:
+	@hack/python-deps.sh
 
 .PHONY: clean
 clean: ## Remove _output (the tool cache stays).
