@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -252,11 +253,10 @@ func validateIntOrPercent(p *field.Path, v *intstr.IntOrString) field.ErrorList 
 		return nil
 	}
 	s := strings.TrimSuffix(v.StrVal, "%")
-	var n int
-	if s == v.StrVal || s == "" || strings.Trim(s, "0123456789") != "" {
+	n, err := strconv.Atoi(s)
+	if s == v.StrVal || err != nil || strings.Trim(s, "0123456789") != "" {
 		return field.ErrorList{field.Invalid(p, v.StrVal, "must be a number of nodes or a percentage such as 25%")}
 	}
-	fmt.Sscan(s, &n) //nolint:errcheck // s is all digits, checked above
 	if n > 100 {
 		return field.ErrorList{field.Invalid(p, v.StrVal, "must not be more than 100%")}
 	}

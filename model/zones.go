@@ -8,6 +8,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
+// maxZones bounds the number of zones a pool can have far above the XRD's limit, so that
+// conversions to the API's int32 sizes cannot overflow.
+const maxZones = 1 << 16
+
 // ZoneShare is zone i's part of n nodes spread over zones: the size divided evenly, the
 // first zones taking the remainder. Backends that run one node group per zone use it, so a
 // pool of 4 over 3 zones is 2, 1, 1 on every backend.
@@ -15,8 +19,9 @@ func ZoneShare(n int32, zones, i int) int32 {
 	if zones == 0 {
 		return n
 	}
-	s := n / int32(zones)
-	if int32(i) < n%int32(zones) {
+	z := int32(min(zones, maxZones)) // #nosec G115 -- bounded just here
+	s := n / z
+	if int32(min(i, maxZones)) < n%z { // #nosec G115 -- bounded just here
 		s++
 	}
 	return s

@@ -16,7 +16,6 @@
 package clusterstack
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -191,11 +190,6 @@ func kubeconfigObjectName(cluster string) string { return cluster + "-kubeconfig
 func kubeconfigSecretName(cluster string) string { return cluster + "-kubeconfig" }
 
 func ptrTo[T any](v T) *T { return &v }
-
-// className is the ClusterClass of a stack release for a Kubernetes minor.
-func className(cs *envv1alpha1.ClusterStack, v model.Version, stackVersion string) string {
-	return fmt.Sprintf("%s-%s-%d-%d-%s", cs.Provider, cs.Stack, v.Major, v.Minor, stackVersion)
-}
 
 // maxNameLength keeps every name derived from a Cluster's name within Kubernetes' 63
 // characters for label values: the Cluster name is the value of

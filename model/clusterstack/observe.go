@@ -104,7 +104,7 @@ func v1beta1Ready(c *clusterv1.Cluster) *metav1.Condition {
 		return r
 	}
 	if d := c.Status.Deprecated; d != nil && d.V1Beta1 != nil {
-		for _, x := range d.V1Beta1.Conditions {
+		for _, x := range d.V1Beta1.Conditions { //nolint:staticcheck // read on purpose: Clusters of Cluster API versions before v1beta2 conditions
 			if x.Type == "Ready" {
 				return &metav1.Condition{Type: "Ready", Status: metav1.ConditionStatus(x.Status), Reason: x.Reason, Message: x.Message}
 			}
@@ -123,7 +123,7 @@ func phase(c *clusterv1.Cluster) kaasv1alpha1.Phase {
 	switch {
 	case c.DeletionTimestamp != nil || c.Status.Phase == string(clusterv1.ClusterPhaseDeleting):
 		return kaasv1alpha1.PhaseDeleting
-	case c.Status.Phase == string(clusterv1.ClusterPhaseFailed):
+	case c.Status.Phase == string(clusterv1.ClusterPhaseFailed): //nolint:staticcheck // converted v1beta1 Clusters still carry it
 		return kaasv1alpha1.PhaseFailed
 	case available && changing:
 		return kaasv1alpha1.PhaseUpdating
@@ -227,7 +227,7 @@ func nodePools(c *clusterv1.Cluster, flavorVariable string) []kaasv1alpha1.NodeP
 }
 
 func atoi(s string) int32 {
-	n, _ := strconv.Atoi(s)
+	n, _ := strconv.ParseInt(s, 10, 32)
 	return int32(n)
 }
 

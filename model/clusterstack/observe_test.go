@@ -46,7 +46,7 @@ func TestObserve(t *testing.T) {
 		"OnlyV1Beta1Ready": {
 			cluster: func(c *clusterv1.Cluster) {
 				c.Status.Deprecated = &clusterv1.ClusterDeprecatedStatus{V1Beta1: &clusterv1.ClusterV1Beta1DeprecatedStatus{
-					Conditions: clusterv1.Conditions{{Type: "Ready", Status: "True"}},
+					Conditions: clusterv1.Conditions{{Type: "Ready", Status: "True"}}, //nolint:staticcheck // a Cluster of a Cluster API before v1beta2 conditions
 				}}
 			},
 			wantReady: true, wantPhase: kaasv1alpha1.PhaseReady, wantReason: "Available",

@@ -1,8 +1,6 @@
 package magnum
 
 import (
-	"fmt"
-
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
@@ -30,11 +28,6 @@ func (g nodeGroup) magnumName() string { return model.PoolZoneName(g.pool.Name, 
 
 // objectName is the NodegroupV1's Kubernetes name.
 func (g nodeGroup) objectName(cluster string) string { return cluster + "-" + g.magnumName() }
-
-// path is the portable field path of the group's pool.
-func (g nodeGroup) path(field string) string {
-	return fmt.Sprintf("spec.nodePools[%d].%s", g.poolIndex, field)
-}
 
 // nodeCount is the size Magnum starts the group with.
 func (g nodeGroup) nodeCount() int32 {

@@ -2,6 +2,7 @@ package magnum
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -85,9 +86,9 @@ func (m managed) atProviderInt(path ...string) *int32 {
 	}
 	switch n := v.(type) {
 	case int64:
-		return ptrTo(int32(n))
+		return ptrTo(int32(min(max(n, 0), math.MaxInt32))) // #nosec G115 -- clamped just here
 	case float64:
-		return ptrTo(int32(n))
+		return ptrTo(int32(min(max(n, 0), math.MaxInt32)))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -230,8 +231,8 @@ func parsePath(s string) *field.Path {
 			p = p.Child(name)
 		}
 		if hasIndex {
-			var i int
-			fmt.Sscanf(strings.TrimSuffix(index, "]"), "%d", &i) //nolint:errcheck // indexes here are written by this package
+			// Indexes here are written by this package; an unreadable one is index 0.
+			i, _ := strconv.Atoi(strings.TrimSuffix(index, "]"))
 			p = p.Index(i)
 		}
 	}
