@@ -1,0 +1,416 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
+	"github.com/SovereignCloudStack/scs-kaas/model/all"
+)
+
+// Annotations and defaults of Crossplane that render reproduces, so that its output reads
+// like crossplane render's and can be fed back as --observed.
+const (
+	annotationResourceName = "crossplane.io/composition-resource-name"
+	// crossplaneNamespace is where composed resources of a legacy composite write their
+	// connection secrets, as the function's default.
+	crossplaneNamespace = "crossplane-system"
+)
+
+type renderOptions struct {
+	file         string
+	environments []string
+	observed     []string
+	required     []string
+	flavour      string
+	namespace    string
+	output       string
+	validate     bool
+	schemas      []string
+}
+
+func (a *App) newRenderCommand(flags *genericclioptions.ConfigFlags) *cobra.Command {
+	o := &renderOptions{}
+	cmd := &cobra.Command{
+		Use:   "render -f CLUSTER.yaml --environment ENV.yaml [--observed DIR] [--validate]",
+		Short: "Render an SCSCluster into its backend's native objects, offline",
+		Long: `Render an SCSCluster offline, without a cluster, with the model library the composition
+function runs: choose the environment from --environment (EnvironmentConfigs), default and
+validate the spec, and print the native objects the backend would get (a Gardener Shoot in
+a provider-kubernetes Object, a Cluster API Cluster, Magnum's ClusterV1 and NodegroupV1s).
+Warnings (fields the backend cannot honour) and the status the function would report go to
+standard error. A refusal exits 3 with the function's reason and message, which names the
+field.
+
+--observed takes the composed resources as they exist (files or directories, each object
+with the annotation crossplane.io/composition-resource-name, as render prints them);
+objects without that annotation, and those of --required, answer the backend's further
+requirements (ClusterStackReleases, a kubeconfig Secret, the namespace).
+
+The manifest may be an SCSCluster of either flavour or a legacy XSCSCluster. --flavour
+says which one an SCSCluster is rendered as; a claim that Crossplane has bound
+(spec.resourceRef) is legacy.
+
+--validate checks the input against the API's XRD (built in) and every rendered object,
+and the native object inside a provider-kubernetes Object, against the CRDs and XRDs at
+hand: --schemas, or else, inside a checkout of the project, hack/shootcrd/crds,
+providers/provider-gardener-kubeconfig/package/crds and ../shared/crds. It says what was
+checked against what, and what had no schema. Exits 3 when an object is invalid.`,
+		Example: `  kubectl scs render -f examples/claims/gardener-minimal.yaml --environment examples/environments
+  kubectl scs render -f dev.yaml --environment env.yaml --observed observed/ --validate`,
+		Args: args(0, 0, "no arguments; the SCSCluster comes with -f"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if flags.Namespace != nil {
+				o.namespace = *flags.Namespace
+			}
+			return a.render(o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&o.file, "filename", "f", "", "The SCSCluster (or XSCSCluster) manifest, or - for stdin")
+	fs.StringSliceVar(&o.environments, "environment", nil, "EnvironmentConfig files or directories (repeatable)")
+	fs.StringSliceVar(&o.observed, "observed", nil, "Files or directories of the composed resources as they exist")
+	fs.StringSliceVar(&o.required, "required", nil, "Files or directories of further resources the backend may require")
+	fs.StringVar(&o.flavour, "flavour", "", "Render an SCSCluster as a namespaced composite or a legacy claim: namespaced|legacy (default: namespaced, legacy for a bound claim)")
+	fs.BoolVar(&o.validate, "validate", false, "Check the input and the rendered objects against the schemas at hand")
+	fs.StringSliceVar(&o.schemas, "schemas", nil, "CRD or XRD files or directories to validate against (default: the project's, when run in a checkout)")
+	addOutputFlag(cmd, &o.output, outputYAML, outputYAML, outputJSON, outputName)
+	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
+	_ = cmd.MarkFlagFilename("environment", "yaml", "yml", "json")
+	_ = cmd.RegisterFlagCompletionFunc("flavour", cobra.FixedCompletions([]string{string(flavourNamespaced), string(flavourLegacy)}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// rendered is one render's result, for output and validation.
+type rendered struct {
+	input   *unstructured.Unstructured
+	xr      *kaasv1alpha1.XSCSCluster
+	flavour flavour
+	out     *model.Output
+	objects []*unstructured.Unstructured
+	notes   []string
+}
+
+func (a *App) render(o *renderOptions) error {
+	if o.file == "" {
+		return usage("-f is required: the SCSCluster to render")
+	}
+	if len(o.environments) == 0 {
+		return usage("--environment is required: the EnvironmentConfigs to choose from")
+	}
+	if err := checkOutput(o.output, outputYAML, outputJSON, outputName); err != nil {
+		return err
+	}
+	switch flavour(o.flavour) {
+	case flavourUnknown, flavourLegacy, flavourNamespaced:
+	default:
+		return usage("--flavour must be namespaced or legacy, not %q", o.flavour)
+	}
+	r, err := a.renderOffline(o)
+	if err != nil {
+		return err
+	}
+	a.printNotes(r.notes)
+	switch o.output {
+	case outputYAML:
+		err = printYAMLStream(a.IO.Out, r.objects)
+	default:
+		err = printObjects(a.IO.Out, o.output, r.objects, true)
+	}
+	if err != nil {
+		return err
+	}
+	summarise(a.IO.ErrOut, r)
+	if o.validate {
+		return a.validateRendered(r, o.schemas)
+	}
+	return nil
+}
+
+func (a *App) renderOffline(o *renderOptions) (*rendered, error) {
+	inputs, err := readManifests(a.IO.In, o.file)
+	if err != nil {
+		return nil, err
+	}
+	if len(inputs) != 1 {
+		return nil, usage("%s holds %d objects; render takes one SCSCluster", o.file, len(inputs))
+	}
+	r := &rendered{input: inputs[0]}
+	in, err := r.compositeInput(flavour(o.flavour), o.namespace)
+	if err != nil {
+		return nil, err
+	}
+	envs, err := readManifests(a.IO.In, o.environments...)
+	if err != nil {
+		return nil, err
+	}
+	observed, err := readManifests(a.IO.In, o.observed...)
+	if err != nil {
+		return nil, err
+	}
+	required, err := readManifests(a.IO.In, o.required...)
+	if err != nil {
+		return nil, err
+	}
+	var pool []*unstructured.Unstructured
+	for _, e := range envs {
+		if e.GetAPIVersion() != model.EnvironmentConfigAPIVersion || e.GetKind() != model.EnvironmentConfigKind {
+			return nil, usage("--environment takes %s %s objects; %s %q is not one", model.EnvironmentConfigAPIVersion, model.EnvironmentConfigKind, e.GetKind(), e.GetName())
+		}
+		pool = append(pool, e)
+	}
+	in.Observed = map[string]model.ObservedResource{}
+	for _, obj := range observed {
+		name := obj.GetAnnotations()[annotationResourceName]
+		if name == "" {
+			pool = append(pool, obj)
+			continue
+		}
+		in.Observed[name] = model.ObservedResource{Object: obj}
+	}
+	pool = append(pool, required...)
+	for name, res := range in.Observed {
+		if details := connectionDetails(res.Object, pool); details != nil {
+			res.ConnectionDetails = details
+			in.Observed[name] = res
+		}
+	}
+
+	out, err := reconcile(all.Registry(), in, pool, &r.notes)
+	if err != nil {
+		return nil, refused("refused (%s): %v", model.ReasonOf(err), err)
+	}
+	r.out = out
+	for _, res := range out.Rendering.Resources {
+		obj := res.Object.DeepCopy()
+		annotations := obj.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[annotationResourceName] = res.Name
+		obj.SetAnnotations(annotations)
+		if obj.GetAPIVersion() == "v1" && obj.GetKind() == "Secret" && redact(obj) {
+			r.notes = append(r.notes, fmt.Sprintf("Secret %s: its values are shown as their SHA-256", obj.GetName()))
+		}
+		r.objects = append(r.objects, obj)
+	}
+	return r, nil
+}
+
+// compositeInput turns the manifest into the composite resource the function would see:
+// a namespaced SCSCluster as it is, a legacy claim as the XSCSCluster Crossplane makes of
+// it (labelled with the claim's namespace and name, which the cluster's identity and its
+// names in the backend derive from), an XSCSCluster as it is.
+func (r *rendered) compositeInput(want flavour, namespace string) (model.Input, error) {
+	obj := r.input.DeepCopy()
+	in := model.Input{Options: model.Options{ConnectionSecretNamespace: crossplaneNamespace}}
+	if obj.GetAPIVersion() != kaasv1alpha1.APIVersion || (obj.GetKind() != kaasv1alpha1.ClaimKind && obj.GetKind() != kaasv1alpha1.CompositeKind) {
+		return in, usage("%s %q is not an %s %s or %s", obj.GetKind(), obj.GetName(), kaasv1alpha1.APIVersion, kaasv1alpha1.ClaimKind, kaasv1alpha1.CompositeKind)
+	}
+	if obj.GetKind() == kaasv1alpha1.ClaimKind && obj.GetNamespace() == "" {
+		if namespace == "" {
+			namespace = "default"
+		}
+		obj.SetNamespace(namespace)
+		r.input.SetNamespace(namespace)
+	}
+	spec, _ := obj.Object["spec"].(map[string]any)
+	switch {
+	case obj.GetKind() == kaasv1alpha1.CompositeKind:
+		r.flavour = flavourLegacy
+		if ns, _, _ := unstructured.NestedString(obj.Object, "spec", "writeConnectionSecretToRef", "namespace"); ns != "" {
+			in.Options.ConnectionSecretNamespace = ns
+		}
+	case want == flavourLegacy || (want == flavourUnknown && flavourOf(obj) == flavourLegacy):
+		r.flavour = flavourLegacy
+		labels := obj.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[model.LabelClaimNamespace], labels[model.LabelClaimName] = obj.GetNamespace(), obj.GetName()
+		xrName := obj.GetName()
+		if ref, _, _ := unstructured.NestedString(obj.Object, "spec", "resourceRef", "name"); ref != "" {
+			xrName = ref
+		}
+		// The claim's own fields stay with the claim; the composite gets the cluster's spec.
+		for _, f := range []string{"writeConnectionSecretToRef", "resourceRef", "compositeDeletePolicy", "compositionRef", "compositionSelector", "compositionRevisionRef", "compositionUpdatePolicy"} {
+			delete(spec, f)
+		}
+		obj = &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": kaasv1alpha1.APIVersion, "kind": kaasv1alpha1.CompositeKind,
+			"metadata": map[string]any{"name": xrName, "labels": toAny(labels), "annotations": toAny(obj.GetAnnotations())},
+			"spec":     spec, "status": obj.Object["status"],
+		}}
+	default:
+		r.flavour = flavourNamespaced
+		in.KubeconfigSecret, _, _ = unstructured.NestedString(obj.Object, "spec", "writeConnectionSecretToRef", "name")
+	}
+	data, err := json.Marshal(obj.Object)
+	if err != nil {
+		return in, err
+	}
+	in.Cluster = &kaasv1alpha1.XSCSCluster{}
+	if err := json.Unmarshal(data, in.Cluster); err != nil {
+		return in, fmt.Errorf("%s %q cannot be read as the API's type: %w", r.input.GetKind(), r.input.GetName(), err)
+	}
+	r.xr = in.Cluster
+	return in, nil
+}
+
+func toAny(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// reconcile runs the model until it has everything it requires, answering each
+// requirement from the objects at hand as Crossplane answers it from the cluster. A
+// namespace nobody gave is assumed to carry only the label every namespace has.
+func reconcile(reg *model.Registry, in model.Input, pool []*unstructured.Unstructured, notes *[]string) (*model.Output, error) {
+	in.Required = map[string][]*unstructured.Unstructured{}
+	// The requirements settle after a round or two (model.Backend.Requirements); a few
+	// more rounds than that mean a bug, not a slow answer.
+	for round := 0; round < 5; round++ {
+		out, err := reg.Reconcile(in)
+		if err != nil {
+			return nil, err
+		}
+		if out.Complete {
+			return out, nil
+		}
+		names := make([]string, 0, len(out.Requirements))
+		for name := range out.Requirements {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if _, done := in.Required[name]; done {
+				continue
+			}
+			sel := out.Requirements[name]
+			found := selectObjects(sel, pool)
+			if name == model.NamespaceRequirement && len(found) == 0 {
+				ns := sel.MatchLabels["kubernetes.io/metadata.name"]
+				found = []*unstructured.Unstructured{{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+					"metadata": map[string]any{"name": ns, "labels": map[string]any{"kubernetes.io/metadata.name": ns}}}}}
+				*notes = append(*notes, fmt.Sprintf("namespace %s was not given (--required): rendered as if it had no labels but kubernetes.io/metadata.name, which matters to environments that admit namespaces by label", ns))
+			}
+			in.Required[name] = found
+		}
+	}
+	return nil, fmt.Errorf("the model still requires more resources after 5 rounds; this is a bug of the model library, please report it")
+}
+
+// connectionDetails are what Crossplane reads as a composed resource's connection details:
+// the data of the Secret its spec.writeConnectionSecretToRef names (in the resource's own
+// namespace when the reference has none), if that Secret is at hand.
+func connectionDetails(obj *unstructured.Unstructured, pool []*unstructured.Unstructured) map[string][]byte {
+	name, _, _ := unstructured.NestedString(obj.Object, "spec", "writeConnectionSecretToRef", "name")
+	ns, _, _ := unstructured.NestedString(obj.Object, "spec", "writeConnectionSecretToRef", "namespace")
+	if ns == "" {
+		ns = obj.GetNamespace()
+	}
+	if name == "" {
+		return nil
+	}
+	for _, s := range pool {
+		if s.GetAPIVersion() != "v1" || s.GetKind() != "Secret" || s.GetName() != name || s.GetNamespace() != ns {
+			continue
+		}
+		data, _, _ := unstructured.NestedStringMap(s.Object, "data")
+		out := make(map[string][]byte, len(data))
+		for k, v := range data {
+			if raw, err := base64.StdEncoding.DecodeString(v); err == nil {
+				out[k] = raw
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// selectObjects picks the objects a requirement selects.
+func selectObjects(sel model.Selector, pool []*unstructured.Unstructured) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range pool {
+		if o.GetAPIVersion() != sel.APIVersion || o.GetKind() != sel.Kind {
+			continue
+		}
+		if sel.Namespace != "" && o.GetNamespace() != sel.Namespace {
+			continue
+		}
+		if sel.MatchName != "" {
+			if o.GetName() == sel.MatchName {
+				out = append(out, o)
+			}
+			continue
+		}
+		labels := o.GetLabels()
+		match := true
+		for k, v := range sel.MatchLabels {
+			if labels[k] != v {
+				match = false
+				break
+			}
+		}
+		if match {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// redact replaces each value of a rendered Secret with its SHA-256, as the function's
+// golden files hold them: a kubeconfig from --observed or --required stays out of the
+// output, and a change still shows.
+func redact(secret *unstructured.Unstructured) bool {
+	data, _, _ := unstructured.NestedMap(secret.Object, "data")
+	for k, v := range data {
+		raw, err := base64.StdEncoding.DecodeString(fmt.Sprint(v))
+		if err != nil {
+			raw = []byte(fmt.Sprint(v))
+		}
+		sum := sha256.Sum256(raw)
+		data[k] = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	if len(data) == 0 {
+		return false
+	}
+	_ = unstructured.SetNestedMap(secret.Object, data, "data")
+	return true
+}
+
+// summarise says on standard error what was rendered for which backend, the status the
+// function would report, and every warning.
+func summarise(w io.Writer, r *rendered) {
+	out := r.out
+	id := r.input.GetName()
+	if ns := r.input.GetNamespace(); ns != "" {
+		id = ns + "/" + id
+	}
+	fmt.Fprintf(w, "Rendered %s %s (%s flavour) for backend %s in environment %s: %d objects\n",
+		r.input.GetKind(), id, r.flavour, out.Environment.Backend, out.Environment.Name, len(r.objects))
+	if out.Status.Backend != nil && out.Status.Backend.Name != "" {
+		fmt.Fprintf(w, "  name in the backend: %s\n", out.Status.Backend.Name)
+	}
+	fmt.Fprintf(w, "  phase: %s\n", orDefault(string(out.Status.Phase), "not reported"))
+	for _, c := range out.Observation.Conditions {
+		cond := condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+		fmt.Fprintf(w, "  %s: %s\n", c.Type, cond)
+	}
+	for _, u := range out.Rendering.Unsupported {
+		fmt.Fprintf(w, "Warning: %s: %s\n", u.Field, u.Reason)
+	}
+}
