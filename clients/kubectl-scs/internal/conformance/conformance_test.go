@@ -1,0 +1,518 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/yaml"
+
+	"github.com/SovereignCloudStack/scs-kaas/model"
+)
+
+// provider plays the provider's control plane on a fake dynamic client: a created SCSCluster
+// gets its kubeconfig Secret, and reading one reports it Ready at the version and pool size
+// its spec asks for, as the function would once the backend is done. Knobs break it in the
+// ways the checks must notice.
+type provider struct {
+	t   *testing.T
+	dyn *dynamicfake.FakeDynamicClient
+
+	mu sync.Mutex
+	// never: clusters never become Ready.
+	never bool
+	// acceptDowngrade: the API server takes a downgrade.
+	acceptDowngrade bool
+	// refuseWithout: the refusal names no field.
+	refuseWithout bool
+	// answers: the version every cluster answers with; "" the minor of its spec.
+	answers string
+	// zones are the zone labels of the nodes of every cluster.
+	zones map[string]string
+	// onCreate is called after a cluster is created.
+	onCreate func(name string)
+}
+
+var listKinds = map[schema.GroupVersionResource]string{
+	ClusterGVR:   "SCSClusterList",
+	SecretGVR:    "SecretList",
+	NamespaceGVR: "NamespaceList",
+	EnvConfigGVR: "EnvironmentConfigList",
+}
+
+func newProvider(t *testing.T, objs ...runtime.Object) *provider {
+	p := &provider{t: t, zones: map[string]string{"node-a": "az1", "node-b": "az2"}}
+	p.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
+	tracker := p.dyn.Tracker()
+	p.dyn.PrependReactor("create", "scsclusters", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		obj := a.(clienttesting.CreateAction).GetObject().(*unstructured.Unstructured)
+		secret := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{"name": obj.GetName() + "-kubeconfig", "namespace": obj.GetNamespace()},
+			"data": map[string]any{
+				"kubeconfig": base64.StdEncoding.EncodeToString([]byte(obj.GetName())),
+				"endpoint":   base64.StdEncoding.EncodeToString([]byte("https://127.0.0.1:6443")),
+				"ca.crt":     base64.StdEncoding.EncodeToString([]byte("ca")),
+			},
+		}}
+		if err := tracker.Create(SecretGVR, secret, obj.GetNamespace()); err != nil {
+			return true, nil, err
+		}
+		obj.SetGeneration(1)
+		if err := tracker.Create(ClusterGVR, obj, obj.GetNamespace()); err != nil {
+			return true, nil, err
+		}
+		if p.onCreate != nil {
+			p.onCreate(obj.GetName())
+		}
+		return true, obj, nil
+	})
+	p.dyn.PrependReactor("get", "scsclusters", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		g := a.(clienttesting.GetAction)
+		o, err := tracker.Get(ClusterGVR, g.GetNamespace(), g.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		obj := o.(*unstructured.Unstructured).DeepCopy()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !p.never {
+			version := str(obj, "spec", "kubernetes", "version")
+			pools, _, _ := unstructured.NestedSlice(obj.Object, "spec", "nodePools")
+			var status []any
+			for _, pl := range pools {
+				m := pl.(map[string]any)
+				status = append(status, map[string]any{"name": m["name"], "min": m["count"], "max": m["count"]})
+			}
+			obj.Object["status"] = map[string]any{
+				"phase":      "Ready",
+				"kubernetes": map[string]any{"version": version},
+				"nodePools":  status,
+				"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Available"}},
+			}
+		}
+		return true, obj, nil
+	})
+	p.dyn.PrependReactor("patch", "scsclusters", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		pa := a.(clienttesting.PatchAction)
+		var ops []map[string]any
+		if err := json.Unmarshal(pa.GetPatch(), &ops); err != nil {
+			return true, nil, err
+		}
+		o, err := tracker.Get(ClusterGVR, pa.GetNamespace(), pa.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		cur, _ := model.ParseVersion(str(o.(*unstructured.Unstructured), "spec", "kubernetes", "version"))
+		for _, op := range ops {
+			if op["path"] != "/spec/kubernetes/version" || op["op"] != "replace" {
+				continue
+			}
+			want, _ := model.ParseVersion(op["value"].(string))
+			p.mu.Lock()
+			accept, without := p.acceptDowngrade, p.refuseWithout
+			p.mu.Unlock()
+			if want.Minor < cur.Minor && !accept {
+				path := field.NewPath("spec", "kubernetes", "version")
+				if without {
+					path = field.NewPath("spec")
+				}
+				return true, nil, apierrors.NewInvalid(schema.GroupKind{Group: "kaas.scs.community", Kind: "SCSCluster"}, pa.GetName(),
+					field.ErrorList{field.Forbidden(path, "cannot be downgraded")})
+			}
+		}
+		// The tracker applies the patch; the generation follows the spec.
+		obj := o.(*unstructured.Unstructured).DeepCopy()
+		obj.SetGeneration(obj.GetGeneration() + 1)
+		if err := tracker.Update(ClusterGVR, obj, obj.GetNamespace()); err != nil {
+			return true, nil, err
+		}
+		return false, nil, nil
+	})
+	return p
+}
+
+// connect is the provider's new clusters: each answers with the minor its SCSCluster asks
+// for (the fake kubeconfig is the cluster's name), or with p.answers.
+func (p *provider) connect(kubeconfig []byte) (Workload, error) {
+	o, err := p.dyn.Tracker().Get(ClusterGVR, "team1", string(kubeconfig))
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v := p.answers
+	if v == "" {
+		v = "v" + str(o.(*unstructured.Unstructured), "spec", "kubernetes", "version") + ".3"
+	}
+	zones := map[string]string{}
+	for k, z := range p.zones {
+		zones[k] = z
+	}
+	return fakeWorkload{version: v, zones: zones}, nil
+}
+
+type fakeWorkload struct {
+	version string
+	zones   map[string]string
+}
+
+func (w fakeWorkload) ServerVersion(context.Context) (string, error) { return w.version, nil }
+func (w fakeWorkload) NodeZones(context.Context) (map[string]string, error) {
+	return w.zones, nil
+}
+
+func environmentConfig(t *testing.T, versions string) *unstructured.Unstructured {
+	t.Helper()
+	obj := &unstructured.Unstructured{}
+	data, err := yaml.YAMLToJSON([]byte(`
+apiVersion: apiextensions.crossplane.io/v1beta1
+kind: EnvironmentConfig
+metadata:
+  name: gardener-regionone
+  labels: {kaas.scs.community/environment: gardener-regionone}
+data:
+  backend: gardener
+  access: {namespaces: [team1]}
+  catalog:
+    kubernetesVersions: ` + versions + `
+    machineTypes: [SCS-2V-4, SCS-4V-8]
+    zones: [az1, az2, az3]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := obj.UnmarshalJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+func (p *provider) kit(minors ...string) *Kit {
+	return &Kit{Dynamic: p.dyn, Connect: p.connect, Options: Options{
+		Environment: "gardener-regionone", Namespace: "team1", Minors: minors, RunID: "t1",
+		Timeout: 2 * time.Second, PollInterval: time.Millisecond,
+	}}
+}
+
+// verdicts is id=verdict for every result, in order.
+func verdicts(o *Outcome) string {
+	var out []string
+	for _, r := range o.Results {
+		out = append(out, r.ID+"="+string(r.Verdict))
+	}
+	return strings.Join(out, " ")
+}
+
+func (p *provider) remaining(t *testing.T) []string {
+	t.Helper()
+	list, err := p.dyn.Resource(ClusterGVR).Namespace("team1").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range list.Items {
+		names = append(names, c.GetName())
+	}
+	return names
+}
+
+func runKit(ctx context.Context, t *testing.T, k *Kit) *Outcome {
+	t.Helper()
+	out, err := k.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestRunPassesEveryOfferedMinor(t *testing.T) {
+	p := newProvider(t, environmentConfig(t, `["1.33", "1.34", "1.35"]`))
+	out := runKit(context.Background(), t, p.kit())
+	want := "environment-offers=passed " +
+		"create-ready-1.33=passed kubeconfig-version-1.33=passed node-zones-1.33=passed " +
+		"create-ready-1.34=passed kubeconfig-version-1.34=passed node-zones-1.34=passed " +
+		"create-ready-1.35=passed kubeconfig-version-1.35=passed node-zones-1.35=passed " +
+		"scale-pool=passed upgrade-minor=passed refused-change=passed delete-cleanup=passed"
+	if got := verdicts(out); got != want {
+		t.Errorf("verdicts:\n got %s\nwant %s\n%s", got, want, messages(out))
+	}
+	if !out.Passed() {
+		t.Errorf("run did not pass:\n%s", messages(out))
+	}
+	if left := p.remaining(t); len(left) > 0 {
+		t.Errorf("clusters left after the run: %v", left)
+	}
+	// The upgrade took the 1.34 cluster to 1.35, the newest tested minor.
+	if m := result(out, "upgrade-minor").Message; !strings.Contains(m, "conformance-t1-1-34 upgraded from 1.34 to 1.35") || !strings.Contains(m, "answers with v1.35.3") {
+		t.Errorf("upgrade-minor message = %q", m)
+	}
+	if m := result(out, "refused-change").Message; !strings.Contains(m, "spec.kubernetes.version") {
+		t.Errorf("refused-change message = %q", m)
+	}
+	// Every created cluster carries the run's label and asks for no protection.
+	for _, a := range p.dyn.Actions() {
+		if c, ok := a.(clienttesting.CreateAction); ok && a.GetResource() == ClusterGVR {
+			obj := c.GetObject().(*unstructured.Unstructured)
+			if obj.GetLabels()[LabelRun] != "t1" {
+				t.Errorf("%s lacks label %s=t1", obj.GetName(), LabelRun)
+			}
+			if v, _, _ := unstructured.NestedBool(obj.Object, "spec", "deletionProtection"); v {
+				t.Errorf("%s asks for deletion protection", obj.GetName())
+			}
+		}
+	}
+}
+
+func messages(o *Outcome) string {
+	var b strings.Builder
+	for _, r := range o.Results {
+		fmt.Fprintf(&b, "  %s %s: %s\n", r.Verdict, r.ID, r.Message)
+	}
+	return b.String()
+}
+
+func result(o *Outcome, id string) Result {
+	for _, r := range o.Results {
+		if r.ID == id {
+			return r
+		}
+	}
+	return Result{}
+}
+
+// TestRunRestrictedMinorsUpgradesFromUntested: with --minors 1.34, the upgrade starts from
+// a cluster of 1.33 made for it, since 1.33 is offered but not tested.
+func TestRunRestrictedMinorsUpgradesFromUntested(t *testing.T) {
+	p := newProvider(t, environmentConfig(t, `["1.33", "1.34", "1.35"]`))
+	var created []string
+	p.onCreate = func(n string) { created = append(created, n) }
+	out := runKit(context.Background(), t, p.kit("1.34"))
+	if !out.Passed() {
+		t.Fatalf("run did not pass:\n%s", messages(out))
+	}
+	if got, want := strings.Join(created, ","), "conformance-t1-1-34,conformance-t1-upgrade"; got != want {
+		t.Errorf("created %s, want %s", got, want)
+	}
+	if m := result(out, "upgrade-minor").Message; !strings.Contains(m, "upgraded from 1.33 to 1.34") {
+		t.Errorf("upgrade-minor message = %q", m)
+	}
+	if got := result(out, "delete-cleanup").Message; !strings.Contains(got, "deleted and gone after 0s: conformance-t1-1-34, conformance-t1-upgrade") {
+		t.Errorf("delete-cleanup message = %q", got)
+	}
+}
+
+func TestRunOneMinorSkipsUpgrade(t *testing.T) {
+	p := newProvider(t, environmentConfig(t, `["1.34"]`))
+	out := runKit(context.Background(), t, p.kit())
+	if r := result(out, "upgrade-minor"); r.Verdict != Skipped || !strings.Contains(r.Message, "no tested minor has its predecessor offered") {
+		t.Errorf("upgrade-minor = %+v, want skipped", r)
+	}
+	if !out.Passed() {
+		t.Errorf("a skipped check failed the run:\n%s", messages(out))
+	}
+}
+
+// The failures each check must notice.
+func TestRunFails(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		breaks func(p *provider)
+		minors []string
+		failed string
+		says   string
+	}{
+		{"the cluster answers with another minor", func(p *provider) { p.answers = "v1.35.0" }, []string{"1.34"},
+			"kubeconfig-version-1.34", "answers with Kubernetes v1.35.0, not 1.34"},
+		{"a node without zone", func(p *provider) { p.zones["node-c"] = "" }, []string{"1.34"},
+			"node-zones-1.34", "node-c has no topology.kubernetes.io/zone"},
+		{"a node in a zone not offered", func(p *provider) { p.zones["node-c"] = "az9" }, []string{"1.34"},
+			"node-zones-1.34", "node-c is in zone az9, which the environment does not offer"},
+		{"no nodes", func(p *provider) { p.zones = map[string]string{} }, []string{"1.34"},
+			"node-zones-1.34", "the cluster has no nodes"},
+		{"a downgrade accepted", func(p *provider) { p.acceptDowngrade = true }, []string{"1.34"},
+			"refused-change", "the downgrade of conformance-t1-1-34 from 1.34 to 1.33 was accepted"},
+		{"a refusal that names no field", func(p *provider) { p.refuseWithout = true }, []string{"1.34"},
+			"refused-change", "refused without naming spec.kubernetes.version"},
+		{"never Ready", func(p *provider) { p.never = true }, []string{"1.34"},
+			"create-ready-1.34", "not Ready within 2s: Ready is not reported"},
+		{"a minor not offered", func(*provider) {}, []string{"1.36"},
+			"environment-offers", "minors 1.36 are not offered (offered: 1.33, 1.34, 1.35)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := newProvider(t, environmentConfig(t, `["1.33", "1.34", "1.35"]`))
+			c.breaks(p)
+			k := p.kit(c.minors...)
+			k.Options.Timeout = 200 * time.Millisecond
+			if c.name == "never Ready" {
+				k.Options.Timeout = 2 * time.Second
+			}
+			out := runKit(context.Background(), t, k)
+			if out.Passed() {
+				t.Fatalf("run passed:\n%s", messages(out))
+			}
+			if r := result(out, c.failed); r.Verdict != Failed || !strings.Contains(r.Message, c.says) {
+				t.Errorf("%s = %s: %q, want failed saying %q\n%s", c.failed, r.Verdict, r.Message, c.says, messages(out))
+			}
+			if left := p.remaining(t); len(left) > 0 {
+				t.Errorf("clusters left after a failed run: %v", left)
+			}
+		})
+	}
+}
+
+// TestInterruptCleansUp: cancelling the run (SIGINT) while it waits for a cluster still
+// deletes what it created, and skips the checks it did not reach.
+func TestInterruptCleansUp(t *testing.T) {
+	p := newProvider(t, environmentConfig(t, `["1.33", "1.34"]`))
+	p.never = true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p.onCreate = func(string) { cancel() }
+	k := p.kit()
+	k.Options.Timeout = time.Minute
+	out := runKit(ctx, t, k)
+	if left := p.remaining(t); len(left) > 0 {
+		t.Errorf("clusters left after an interrupt: %v", left)
+	}
+	if r := result(out, "create-ready-1.33"); r.Verdict != Failed || !strings.Contains(r.Message, "interrupted") {
+		t.Errorf("create-ready-1.33 = %+v, want failed as interrupted", r)
+	}
+	if r := result(out, "create-ready-1.34"); r.Verdict != Skipped {
+		t.Errorf("create-ready-1.34 = %+v, want skipped", r)
+	}
+	if r := result(out, "delete-cleanup"); r.Verdict != Passed {
+		t.Errorf("delete-cleanup = %+v, want passed", r)
+	}
+	if out.Passed() {
+		t.Error("an interrupted run passed")
+	}
+}
+
+// TestCleanupLeftoversFail: a cluster that does not go within the timeout fails the run and
+// is named.
+func TestCleanupLeftoversFail(t *testing.T) {
+	p := newProvider(t, environmentConfig(t, `["1.34"]`))
+	p.dyn.PrependReactor("delete", "scsclusters", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, nil // accepted, but the cluster stays (a finalizer that never ends)
+	})
+	k := p.kit()
+	k.Options.CleanupTimeout = 50 * time.Millisecond
+	out := runKit(context.Background(), t, k)
+	if out.Passed() {
+		t.Fatal("a run that left a cluster passed")
+	}
+	if got := strings.Join(out.Leftovers, ","); got != "SCSCluster team1/conformance-t1-1-34" {
+		t.Errorf("leftovers = %q", got)
+	}
+}
+
+// TestDiscoverFromStatusOffered: a team that may not read EnvironmentConfigs learns the
+// offer from a cluster of its namespace in that environment.
+func TestDiscoverFromStatusOffered(t *testing.T) {
+	existing := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kaas.scs.community/v1alpha1", "kind": "SCSCluster",
+		"metadata": map[string]any{"name": "dev", "namespace": "team1"},
+		"spec":     map[string]any{"kubernetes": map[string]any{"version": "1.34"}},
+		"status": map[string]any{
+			"backend": map[string]any{"environment": "gardener-regionone"},
+			"offered": map[string]any{"kubernetesVersions": []any{"1.34"}, "machineTypes": []any{"SCS-2V-4"}},
+		},
+	}}
+	p := newProvider(t, existing)
+	p.dyn.PrependReactor("list", "environmentconfigs", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apiextensions.crossplane.io", Resource: "environmentconfigs"}, "", errors.New("no"))
+	})
+	out := runKit(context.Background(), t, p.kit())
+	if r := result(out, "environment-offers"); r.Verdict != Passed || !strings.Contains(r.Message, "status.offered of SCSCluster dev") {
+		t.Errorf("environment-offers = %+v", r)
+	}
+	if r := result(out, "node-zones-1.34"); r.Verdict != Skipped || r.Message != "the environment offers no zones" {
+		t.Errorf("node-zones-1.34 = %+v, want skipped", r)
+	}
+	if got := p.remaining(t); len(got) != 1 || got[0] != "dev" {
+		t.Errorf("the run touched a cluster it did not create: %v", got)
+	}
+}
+
+func TestDiscoverNothingReadable(t *testing.T) {
+	p := newProvider(t, environmentConfig(t, `["1.34"]`))
+	k := p.kit()
+	k.Options.Environment = "other"
+	out := runKit(context.Background(), t, k)
+	r := result(out, "environment-offers")
+	if r.Verdict != Failed || !strings.Contains(r.Message, "no EnvironmentConfig labelled kaas.scs.community/environment=other admits namespace team1") {
+		t.Errorf("environment-offers = %+v", r)
+	}
+	if got := verdicts(out); got != "environment-offers=failed delete-cleanup=skipped" {
+		t.Errorf("verdicts = %s", got)
+	}
+}
+
+// TestReportShape: the YAML has the fields of an SCS compliance check report, with the
+// results as the compliance check counts them.
+func TestReportShape(t *testing.T) {
+	start := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	o := &Outcome{Environment: "gardener-regionone", Namespace: "team1", Minors: []string{"1.34"}, Started: start, Ended: start.Add(90 * time.Second),
+		Results: []Result{
+			{ID: "create-ready-1.34", Verdict: Passed, Message: "Ready", Duration: 30 * time.Second},
+			{ID: "node-zones-1.34", Verdict: Skipped, Message: "no zones"},
+			{ID: "refused-change", Verdict: Failed, Message: "accepted"},
+		}}
+	data, err := ReportOf(o, []string{"kubectl-scs", "conformance", "--environment", "gardener-regionone"}, "run-1", "inv-1").YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := yaml.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"spec", "checked_at", "reference_date", "subject", "run"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("report lacks %s:\n%s", k, data)
+		}
+	}
+	if !bytes.HasPrefix(data, []byte("---\n")) {
+		t.Error("report does not start a YAML document")
+	}
+	inv := got["run"].(map[string]any)["invocations"].(map[string]any)["inv-1"].(map[string]any)
+	results, _ := json.Marshal(inv["results"])
+	if string(results) != `{"create-ready-1.34":1,"refused-change":-1}` {
+		t.Errorf("results = %s", results)
+	}
+	if inv["rc"] != float64(1) || inv["error"] != float64(1) || inv["warning"] != float64(1) || inv["info"] != float64(1) {
+		t.Errorf("invocation counts: rc %v error %v warning %v info %v", inv["rc"], inv["error"], inv["warning"], inv["info"])
+	}
+	if got["checked_at"] != "2026-12-01T10:01:30Z" || got["reference_date"] != "2026-12-01" || got["subject"] != "gardener-regionone" {
+		t.Errorf("checked_at %v, reference_date %v, subject %v", got["checked_at"], got["reference_date"], got["subject"])
+	}
+
+	var sum bytes.Buffer
+	if err := WriteSummary(&sum, o); err != nil {
+		t.Fatal(err)
+	}
+	want := `SCS KaaS cluster API (scs-XXXX-v1, draft), environment gardener-regionone (namespace team1), minors 1.34:
+- FAIL (1 passed, 1 failed, 1 skipped) in 1m30s
+  - PASSED  create-ready-1.34 (30s): Ready
+  - SKIPPED node-zones-1.34 (0s): no zones
+  - FAILED  refused-change (0s): accepted
+`
+	if sum.String() != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", sum.String(), want)
+	}
+}
