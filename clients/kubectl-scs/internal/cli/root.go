@@ -97,6 +97,7 @@ Exit codes: 0 ok, 1 error, 2 wrong command line, 3 refused by a rule of the API,
 		a.newDeleteCommand(flags),
 		a.newEnvironmentsCommand(flags),
 		a.newVersionsCommand(flags),
+		a.newConformanceCommand(flags),
 	)
 	return root
 }
