@@ -39,6 +39,10 @@ refused naming spec.kubernetes.version, and delete every cluster it created, als
 failure or an interrupt (Ctrl-C). The clusters are named conformance-<run>-... and labelled
 kaas.scs.community/conformance-run=<run>.
 
+The offer comes from the environment's EnvironmentConfig where the user may read it, else
+from status.offered of a cluster of the namespace in that environment; a team with neither
+gives --minors and --machine-type, and the kit reads the offer from its first cluster.
+
 The summary goes to standard output, progress to standard error; --report writes the report
 as YAML in the shape of the SCS compliance check's reports. Kubeconfigs are never printed.
 

@@ -200,11 +200,26 @@ func (r *run) checks(ctx context.Context) {
 	o := &r.kit.Options
 	r.ready = map[string]string{}
 	var offer Offer
-	if !r.step(ctx, "environment-offers", "the environment tells the namespace what it offers", func(ctx context.Context) (string, bool, error) {
-		var err error
-		offer, err = r.discover(ctx)
-		if err != nil {
-			return "", false, err
+	const offersID, offersDesc = "environment-offers", "the environment tells the namespace what it offers"
+	describe := func() string {
+		return fmt.Sprintf("environment %s offers Kubernetes %s, machine types %s, zones %s (from %s); testing %s",
+			o.Environment, strings.Join(offer.KubernetesVersions, ", "), orAny(offer.MachineTypes), orNone(strings.Join(offer.Zones, ", ")),
+			offer.Source, strings.Join(r.out.Minors, ", "))
+	}
+	// probing: the offer is not readable, so the kit tests the minors it was given and reads
+	// the offer from the first cluster's status.offered.
+	probing := false
+	var discoverErr error
+	if ctx.Err() == nil {
+		offer, discoverErr = r.discover(ctx)
+		probing = discoverErr != nil && len(o.Minors) > 0 && o.MachineType != ""
+	}
+	if probing {
+		r.out.Minors = sortMinors(slices.Clone(o.Minors))
+		r.logf("%s: %v; testing --minors %s and reading the offer from the first cluster's status.offered", offersID, discoverErr, strings.Join(r.out.Minors, ", "))
+	} else if !r.step(ctx, offersID, offersDesc, func(ctx context.Context) (string, bool, error) {
+		if discoverErr != nil {
+			return "", false, fmt.Errorf("%v; or give --minors and --machine-type, and the kit reads the offer from the first cluster it creates", discoverErr)
 		}
 		r.out.Offered = offer
 		minors, err := selectMinors(offer.KubernetesVersions, o.Minors)
@@ -212,9 +227,7 @@ func (r *run) checks(ctx context.Context) {
 			return "", false, err
 		}
 		r.out.Minors = minors
-		return fmt.Sprintf("environment %s offers Kubernetes %s, machine types %s, zones %s (from %s); testing %s",
-			o.Environment, strings.Join(offer.KubernetesVersions, ", "), orAny(offer.MachineTypes), orNone(strings.Join(offer.Zones, ", ")),
-			offer.Source, strings.Join(minors, ", ")), false, nil
+		return describe(), false, nil
 	}) {
 		return
 	}
@@ -226,6 +239,28 @@ func (r *run) checks(ctx context.Context) {
 		}
 		machine = offer.MachineTypes[0]
 	}
+	// learn reads the offer from a cluster's status.offered, when probing.
+	learn := func(ctx context.Context, name string) (string, bool, error) {
+		probing = false
+		c, err := r.clusters().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return "", false, fmt.Errorf("reading %s: %s", name, reasonOf(err))
+		}
+		if _, found, _ := unstructured.NestedMap(c.Object, "status", "offered"); !found {
+			return "", false, fmt.Errorf("SCSCluster %s reports no status.offered", name)
+		}
+		offer = Offer{
+			KubernetesVersions: stringList(c, "status", "offered", "kubernetesVersions"),
+			MachineTypes:       stringList(c, "status", "offered", "machineTypes"),
+			Zones:              stringList(c, "status", "offered", "zones"),
+			Source:             "status.offered of SCSCluster " + name,
+		}
+		r.out.Offered = offer
+		if _, err := selectMinors(offer.KubernetesVersions, r.out.Minors); err != nil {
+			return "", false, err
+		}
+		return describe(), false, nil
+	}
 
 	for _, minor := range r.out.Minors {
 		name := r.clusterName(strings.ReplaceAll(minor, ".", "-"))
@@ -236,6 +271,9 @@ func (r *run) checks(ctx context.Context) {
 			continue
 		}
 		r.ready[minor] = name
+		if probing {
+			r.step(ctx, offersID, offersDesc, func(ctx context.Context) (string, bool, error) { return learn(ctx, name) })
+		}
 		r.step(ctx, "kubeconfig-version-"+minor, "the delivered kubeconfig reaches the cluster, which answers with Kubernetes "+minor, func(ctx context.Context) (string, bool, error) {
 			var msg string
 			var err error
@@ -251,6 +289,11 @@ func (r *run) checks(ctx context.Context) {
 		} else {
 			r.step(ctx, id, desc, func(ctx context.Context) (string, bool, error) { return r.zones(ctx, kubeconfig, offer.Zones) })
 		}
+	}
+
+	if probing {
+		r.out.Results = append(r.out.Results, Result{ID: offersID, Description: offersDesc, Verdict: Failed,
+			Message: fmt.Sprintf("%v, and no cluster became Ready to report status.offered", discoverErr)})
 	}
 
 	scaleDesc := "a node pool is scaled from 1 to 2 nodes and the backend takes the new size"

@@ -104,6 +104,8 @@ func newProvider(t *testing.T, objs ...runtime.Object) *provider {
 				"kubernetes": map[string]any{"version": version},
 				"nodePools":  status,
 				"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Available"}},
+				"offered": map[string]any{"kubernetesVersions": []any{"1.33", "1.34", "1.35"}, "machineTypes": []any{"SCS-2V-4"},
+					"zones": []any{"az1", "az2", "az3"}},
 			}
 		}
 		return true, obj, nil
@@ -447,6 +449,41 @@ func TestDiscoverFromStatusOffered(t *testing.T) {
 	}
 	if got := p.remaining(t); len(got) != 1 || got[0] != "dev" {
 		t.Errorf("the run touched a cluster it did not create: %v", got)
+	}
+}
+
+// TestDiscoverByProbing: a team that may read neither EnvironmentConfigs nor has a cluster in
+// the environment gives --minors and --machine-type; the offer comes from the first cluster.
+func TestDiscoverByProbing(t *testing.T) {
+	p := newProvider(t)
+	p.dyn.PrependReactor("list", "environmentconfigs", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apiextensions.crossplane.io", Resource: "environmentconfigs"}, "", errors.New("no"))
+	})
+	k := p.kit("1.34")
+	k.Options.MachineType = "SCS-2V-4"
+	out := runKit(context.Background(), t, k)
+	want := "create-ready-1.34=passed environment-offers=passed kubeconfig-version-1.34=passed node-zones-1.34=passed " +
+		"scale-pool=passed upgrade-minor=passed refused-change=passed delete-cleanup=passed"
+	if got := verdicts(out); got != want {
+		t.Errorf("verdicts:\n got %s\nwant %s\n%s", got, want, messages(out))
+	}
+	if m := result(out, "environment-offers").Message; !strings.Contains(m, "offers Kubernetes 1.33, 1.34, 1.35") || !strings.Contains(m, "status.offered of SCSCluster conformance-t1-1-34") {
+		t.Errorf("environment-offers message = %q", m)
+	}
+	// Without --machine-type the kit cannot create a cluster to learn from.
+	k = p.kit("1.34")
+	out = runKit(context.Background(), t, k)
+	if r := result(out, "environment-offers"); r.Verdict != Failed || !strings.Contains(r.Message, "give --minors and --machine-type") {
+		t.Errorf("environment-offers without --machine-type = %+v", r)
+	}
+	// A first cluster that never becomes Ready leaves the offer unknown: a failure.
+	p.never = true
+	k = p.kit("1.34")
+	k.Options.MachineType = "SCS-2V-4"
+	k.Options.Timeout = 50 * time.Millisecond
+	out = runKit(context.Background(), t, k)
+	if r := result(out, "environment-offers"); r.Verdict != Failed || !strings.Contains(r.Message, "no cluster became Ready to report status.offered") {
+		t.Errorf("environment-offers with no Ready cluster = %+v\n%s", r, messages(out))
 	}
 }
 
