@@ -1,0 +1,264 @@
+package provider
+
+// What the provider reads from an SCSCluster's status: the computed status attribute, and
+// the observation that create, update and delete wait on.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+)
+
+// Crossplane's own condition types.
+const (
+	conditionReady  = "Ready"
+	conditionSynced = "Synced"
+)
+
+var conditionAttrTypes = map[string]attr.Type{
+	"type": types.StringType, "status": types.StringType, "reason": types.StringType, "message": types.StringType,
+}
+
+// statusAttrTypes are the attributes of the computed status attribute.
+var statusAttrTypes = map[string]attr.Type{
+	"phase":               types.StringType,
+	"ready":               types.BoolType,
+	"kubernetes_version":  types.StringType,
+	"api_server_url":      types.StringType,
+	"backend_type":        types.StringType,
+	"backend_name":        types.StringType,
+	"backend_environment": types.StringType,
+	"backend_region":      types.StringType,
+	"next_minor":          types.StringType,
+	"conditions":          types.ListType{ElemType: types.ObjectType{AttrTypes: conditionAttrTypes}},
+}
+
+// statusDescriptions document statusAttrTypes.
+var statusDescriptions = map[string]string{
+	"phase":               "Provisioning, Ready, Updating, Degraded, Hibernated, Deleting or Failed.",
+	"ready":               "Whether the Ready condition is True: the cluster is healthy and its kubeconfig delivered.",
+	"kubernetes_version":  "The Kubernetes version the cluster runs.",
+	"api_server_url":      "The URL of the cluster's API server.",
+	"backend_type":        "The backend that builds the cluster: gardener, clusterstack or magnum.",
+	"backend_name":        "The cluster's name in the backend (the Shoot, Cluster API Cluster or Magnum cluster).",
+	"backend_environment": "The environment the cluster was created in.",
+	"backend_region":      "The cloud region of the cluster.",
+	"next_minor":          "The Kubernetes minor the cluster may be upgraded to next, when its environment offers one.",
+	"conditions":          "The conditions of the SCSCluster: Ready, Synced, Rendered, BackendReady, KubeconfigReady and others.",
+}
+
+// statusValue is the status attribute of an object.
+func statusValue(obj *unstructured.Unstructured) types.Object {
+	s := func(p ...string) types.String {
+		v, ok, _ := unstructured.NestedString(obj.Object, append([]string{"status"}, p...)...)
+		if !ok {
+			return types.StringNull()
+		}
+		return types.StringValue(v)
+	}
+	var conds []attr.Value
+	for _, c := range conditions(obj) {
+		o, _ := types.ObjectValue(conditionAttrTypes, map[string]attr.Value{
+			"type": types.StringValue(c.Type), "status": types.StringValue(c.Status),
+			"reason": types.StringValue(c.Reason), "message": types.StringValue(c.Message),
+		})
+		conds = append(conds, o)
+	}
+	condList, _ := types.ListValue(types.ObjectType{AttrTypes: conditionAttrTypes}, conds)
+	if conds == nil {
+		condList, _ = types.ListValue(types.ObjectType{AttrTypes: conditionAttrTypes}, []attr.Value{})
+	}
+	v, _ := types.ObjectValue(statusAttrTypes, map[string]attr.Value{
+		"phase":               s("phase"),
+		"ready":               types.BoolValue(conditionOf(obj, conditionReady).Status == "True"),
+		"kubernetes_version":  s("kubernetes", "version"),
+		"api_server_url":      s("apiServerURL"),
+		"backend_type":        s("backend", "type"),
+		"backend_name":        s("backend", "name"),
+		"backend_environment": s("backend", "environment"),
+		"backend_region":      s("backend", "region"),
+		"next_minor":          s("offered", "nextMinor"),
+		"conditions":          condList,
+	})
+	return v
+}
+
+// condition is one status condition.
+type condition struct {
+	Type, Status, Reason, Message string
+	ObservedGeneration            int64
+}
+
+func (c condition) present() bool { return c.Status != "" }
+
+func (c condition) String() string {
+	if !c.present() {
+		return c.Type + " not reported yet"
+	}
+	s := c.Type + " " + c.Status
+	if c.Reason != "" {
+		s += " (" + c.Reason + ")"
+	}
+	if c.Message != "" {
+		s += ": " + c.Message
+	}
+	return s
+}
+
+func conditions(obj *unstructured.Unstructured) []condition {
+	if obj == nil {
+		return nil
+	}
+	raw, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	var out []condition
+	for _, r := range raw {
+		m, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		str := func(k string) string { s, _ := m[k].(string); return s }
+		c := condition{Type: str("type"), Status: str("status"), Reason: str("reason"), Message: str("message")}
+		c.ObservedGeneration, _ = toInt64(m["observedGeneration"])
+		out = append(out, c)
+	}
+	return out
+}
+
+// conditionOf returns condition typ of obj (Status empty when missing).
+func conditionOf(obj *unstructured.Unstructured, typ string) condition {
+	for _, c := range conditions(obj) {
+		if c.Type == typ {
+			return c
+		}
+	}
+	return condition{Type: typ}
+}
+
+// observation is what the controllers have made of an SCSCluster so far.
+type observation struct {
+	// Current: Crossplane has reconciled the latest spec, so the conditions are about it.
+	Current bool
+	// Why is what Current waits for, when it is false.
+	Why string
+
+	Phase                                                      string
+	Ready, Synced, Rendered, BackendReady, BackendSynced, Kube condition
+}
+
+// observe reads an SCSCluster and, for a legacy claim, its composite resource (nil when
+// it cannot be read: not bound yet, or the user may not read composites).
+//
+// Crossplane stamps the generation it reconciled onto the Synced condition of the object it
+// reconciles. A namespaced SCSCluster is the composite itself: its Synced condition says
+// everything. A claim is reconciled in two steps: the claim controller copies the spec to
+// the composite (the claim's Synced), then the composite controller runs the function (the
+// composite's Synced); the claim's other conditions are copies of the composite's and may be
+// older than the claim's Synced. So for a claim both generations must match, the composite
+// read after the claim.
+func observe(obj, xr *unstructured.Unstructured) observation {
+	o := observation{
+		Ready:         conditionOf(obj, conditionReady),
+		Synced:        conditionOf(obj, conditionSynced),
+		Rendered:      conditionOf(obj, kaasv1alpha1.ConditionRendered),
+		BackendReady:  conditionOf(obj, kaasv1alpha1.ConditionBackendReady),
+		BackendSynced: conditionOf(obj, kaasv1alpha1.ConditionBackendSynced),
+		Kube:          conditionOf(obj, kaasv1alpha1.ConditionKubeconfigReady),
+	}
+	o.Phase, _, _ = unstructured.NestedString(obj.Object, "status", "phase")
+	current := func(x *unstructured.Unstructured, what string) bool {
+		s := conditionOf(x, conditionSynced)
+		switch {
+		case !s.present():
+			o.Why = what + " not reconciled yet"
+			return false
+		case s.ObservedGeneration != 0 && s.ObservedGeneration < x.GetGeneration():
+			o.Why = fmt.Sprintf("%s generation %d not reconciled yet (Synced is for %d)", what, x.GetGeneration(), s.ObservedGeneration)
+			return false
+		}
+		return true
+	}
+	if !current(obj, "SCSCluster") {
+		return o
+	}
+	if isClaim(obj) {
+		if o.Synced.Status == "False" {
+			// Crossplane could not copy the claim's spec to its composite: whatever the
+			// composite says is about an older spec.
+			o.Why = "claim not synced to its composite resource: " + o.Synced.Message
+			return o
+		}
+		ref, _, _ := unstructured.NestedString(obj.Object, "spec", "resourceRef", "name")
+		if ref == "" {
+			o.Why = "claim not bound to a composite resource yet"
+			return o
+		}
+		if xr != nil {
+			if !current(xr, "composite resource "+xr.GetName()) {
+				return o
+			}
+			// The composite's own conditions are as new as its Synced; the claim's copies
+			// may lag behind.
+			o.Rendered = conditionOf(xr, kaasv1alpha1.ConditionRendered)
+			o.BackendReady = conditionOf(xr, kaasv1alpha1.ConditionBackendReady)
+			o.BackendSynced = conditionOf(xr, kaasv1alpha1.ConditionBackendSynced)
+			if p, ok, _ := unstructured.NestedString(xr.Object, "status", "phase"); ok {
+				o.Phase = p
+			}
+		}
+	}
+	if !o.Rendered.present() {
+		o.Why = "the composition function has not reported yet"
+		return o
+	}
+	o.Current = true
+	return o
+}
+
+// isClaim tells a legacy claim from a namespaced composite: Crossplane v2 composites carry
+// spec.crossplane, claims spec.resourceRef (once bound) and neither of those.
+func isClaim(obj *unstructured.Unstructured) bool {
+	_, v2, _ := unstructured.NestedMap(obj.Object, "spec", "crossplane")
+	return !v2
+}
+
+// refused says whether the function refuses the current spec.
+func (o observation) refused() bool { return o.Current && o.Rendered.Status == "False" }
+
+// failed says whether the backend gave up on the cluster.
+func (o observation) failed() bool {
+	return o.Current && o.Phase == string(kaasv1alpha1.PhaseFailed)
+}
+
+// ready says whether the current spec is rendered and the cluster Ready.
+func (o observation) ready() bool {
+	return o.Current && o.Rendered.Status == "True" && o.Ready.Status == "True"
+}
+
+// rendered says whether the function rendered the current spec.
+func (o observation) rendered() bool { return o.Current && o.Rendered.Status == "True" }
+
+// summary says where a cluster stands, for timeouts.
+func (o observation) summary() string {
+	var parts []string
+	if !o.Current {
+		parts = append(parts, o.Why)
+	}
+	if o.Phase != "" {
+		parts = append(parts, "phase "+o.Phase)
+	}
+	for _, c := range []condition{o.Ready, o.Synced, o.Rendered, o.BackendReady, o.BackendSynced, o.Kube} {
+		// BackendSynced matters when False: the backend's API refused what was rendered.
+		if c.present() && (c.Type != kaasv1alpha1.ConditionBackendSynced || c.Status == "False") {
+			parts = append(parts, c.String())
+		}
+	}
+	if len(parts) == 0 {
+		return "no status reported yet"
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,176 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+type cond struct {
+	typ, status, reason, message string
+	gen                          int64
+}
+
+// testObject is an SCSCluster (claim: spec.resourceRef, or namespaced: spec.crossplane)
+// or a composite with a generation and conditions.
+func testObject(name string, generation int64, spec map[string]any, status map[string]any, conds ...cond) *unstructured.Unstructured {
+	var cs []any
+	for _, c := range conds {
+		m := map[string]any{"type": c.typ, "status": c.status, "reason": c.reason, "message": c.message}
+		if c.gen != 0 {
+			m["observedGeneration"] = c.gen
+		}
+		cs = append(cs, m)
+	}
+	if status == nil {
+		status = map[string]any{}
+	}
+	status["conditions"] = cs
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"metadata": map[string]any{"name": name, "namespace": "team1", "generation": generation},
+		"spec":     spec,
+		"status":   status,
+	}}
+}
+
+var (
+	claimSpec      = map[string]any{"resourceRef": map[string]any{"name": "dev-x7k2p"}}
+	namespacedSpec = map[string]any{"crossplane": map[string]any{"compositionRef": map[string]any{"name": "c"}}}
+)
+
+// TestObserve: the conditions count only once Crossplane has reconciled the latest spec.
+func TestObserve(t *testing.T) {
+	type result struct {
+		Current, Refused, Failed, Rendered, Ready bool
+		Why                                       string
+	}
+	for _, tc := range []struct {
+		name    string
+		obj, xr *unstructured.Unstructured
+		want    result
+	}{
+		{
+			name: "namespaced, ready",
+			obj: testObject("dev", 3, namespacedSpec, map[string]any{"phase": "Ready"},
+				cond{"Synced", "True", "ReconcileSuccess", "", 3}, cond{"Rendered", "True", "Rendered", "", 0}, cond{"Ready", "True", "Available", "", 3}),
+			want: result{Current: true, Rendered: true, Ready: true},
+		},
+		{
+			name: "namespaced, new generation not reconciled: Ready is about the old spec",
+			obj: testObject("dev", 4, namespacedSpec, nil,
+				cond{"Synced", "True", "ReconcileSuccess", "", 3}, cond{"Rendered", "True", "Rendered", "", 0}, cond{"Ready", "True", "Available", "", 3}),
+			want: result{Why: "SCSCluster generation 4 not reconciled yet (Synced is for 3)"},
+		},
+		{
+			name: "namespaced, refused",
+			obj: testObject("dev", 4, namespacedSpec, nil,
+				cond{"Synced", "False", "ReconcileError", "fatal", 4}, cond{"Rendered", "False", "InvalidSpec", "spec.x: bad", 0}, cond{"Ready", "True", "Available", "", 3}),
+			want: result{Current: true, Refused: true},
+		},
+		{
+			name: "namespaced, failed",
+			obj: testObject("dev", 2, namespacedSpec, map[string]any{"phase": "Failed"},
+				cond{"Synced", "True", "ReconcileSuccess", "", 2}, cond{"Rendered", "True", "Rendered", "", 0}),
+			want: result{Current: true, Rendered: true, Failed: true},
+		},
+		{
+			name: "nothing reported",
+			obj:  testObject("dev", 1, namespacedSpec, nil),
+			want: result{Why: "SCSCluster not reconciled yet"},
+		},
+		{
+			name: "claim not bound yet",
+			obj:  testObject("dev", 1, nil, nil, cond{"Synced", "True", "ReconcileSuccess", "", 1}),
+			want: result{Why: "claim not bound to a composite resource yet"},
+		},
+		{
+			name: "claim synced, composite behind: the claim's copies are older",
+			obj: testObject("dev", 2, claimSpec, nil,
+				cond{"Synced", "True", "ReconcileSuccess", "", 2}, cond{"Rendered", "True", "Rendered", "", 2}, cond{"Ready", "True", "Available", "", 2}),
+			xr: testObject("dev-x7k2p", 5, nil, nil,
+				cond{"Synced", "True", "ReconcileSuccess", "", 4}, cond{"Rendered", "True", "Rendered", "", 0}),
+			want: result{Why: "composite resource dev-x7k2p generation 5 not reconciled yet (Synced is for 4)"},
+		},
+		{
+			name: "claim and composite current, the composite refuses (the claim's copy still True)",
+			obj: testObject("dev", 2, claimSpec, nil,
+				cond{"Synced", "True", "ReconcileSuccess", "", 2}, cond{"Rendered", "True", "Rendered", "", 2}, cond{"Ready", "True", "Available", "", 2}),
+			xr: testObject("dev-x7k2p", 5, nil, nil,
+				cond{"Synced", "False", "ReconcileError", "", 5}, cond{"Rendered", "False", "ReplacementRefused", "no", 0}),
+			want: result{Current: true, Refused: true},
+		},
+		{
+			name: "claim that could not sync to its composite",
+			obj: testObject("dev", 2, claimSpec, nil,
+				cond{"Synced", "False", "ReconcileError", "cannot apply composite resource", 2}, cond{"Rendered", "True", "Rendered", "", 2}),
+			xr:   testObject("dev-x7k2p", 4, nil, nil, cond{"Synced", "True", "ReconcileSuccess", "", 4}, cond{"Rendered", "True", "Rendered", "", 0}),
+			want: result{Why: "claim not synced to its composite resource: cannot apply composite resource"},
+		},
+		{
+			name: "claim whose composite may not be read: the claim's conditions",
+			obj: testObject("dev", 2, claimSpec, nil,
+				cond{"Synced", "True", "ReconcileSuccess", "", 2}, cond{"Rendered", "True", "Rendered", "", 2}, cond{"Ready", "True", "Available", "", 2}),
+			want: result{Current: true, Rendered: true, Ready: true},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := observe(tc.obj, tc.xr)
+			got := result{Current: o.Current, Refused: o.refused(), Failed: o.failed(), Rendered: o.rendered(), Ready: o.ready(), Why: o.Why}
+			if got.Current {
+				got.Why = ""
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestObservationSummary(t *testing.T) {
+	o := observe(testObject("dev", 1, namespacedSpec, map[string]any{"phase": "Provisioning"},
+		cond{"Synced", "True", "ReconcileSuccess", "", 1}, cond{"Rendered", "True", "Rendered", "", 0},
+		cond{"Ready", "False", "Creating", "", 1}, cond{"BackendReady", "False", "Pending", "waiting for Gardener", 0}), nil)
+	want := "phase Provisioning; Ready False (Creating); Synced True (ReconcileSuccess); Rendered True (Rendered); BackendReady False (Pending): waiting for Gardener"
+	if got := o.summary(); got != want {
+		t.Errorf("summary:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestStatusValue(t *testing.T) {
+	obj := testObject("dev", 1, namespacedSpec, map[string]any{
+		"phase":        "Ready",
+		"apiServerURL": "https://api.dev.team1.example",
+		"kubernetes":   map[string]any{"version": "1.34.2"},
+		"backend":      map[string]any{"type": "gardener", "name": "dev-abc123", "environment": "gardener-regionone", "region": "RegionOne"},
+		"offered":      map[string]any{"nextMinor": "1.35"},
+	}, cond{"Ready", "True", "Available", "", 1})
+	got := statusValue(obj)
+	condList := types.ListValueMust(types.ObjectType{AttrTypes: conditionAttrTypes}, []attr.Value{
+		types.ObjectValueMust(conditionAttrTypes, map[string]attr.Value{
+			"type": str("Ready"), "status": str("True"), "reason": str("Available"), "message": str("")}),
+	})
+	want := types.ObjectValueMust(statusAttrTypes, map[string]attr.Value{
+		"phase": str("Ready"), "ready": types.BoolValue(true), "kubernetes_version": str("1.34.2"),
+		"api_server_url": str("https://api.dev.team1.example"), "backend_type": str("gardener"),
+		"backend_name": str("dev-abc123"), "backend_environment": str("gardener-regionone"),
+		"backend_region": str("RegionOne"), "next_minor": str("1.35"), "conditions": condList,
+	})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+
+	// Before anything is reported: nulls, not ready, no conditions.
+	empty := statusValue(&unstructured.Unstructured{Object: map[string]any{}})
+	if r := empty.Attributes()["ready"]; !r.Equal(types.BoolValue(false)) {
+		t.Errorf("ready = %v", r)
+	}
+	if p := empty.Attributes()["phase"]; !p.IsNull() {
+		t.Errorf("phase = %v, want null", p)
+	}
+}
