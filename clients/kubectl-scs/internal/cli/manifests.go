@@ -34,7 +34,7 @@ func readManifests(stdin io.Reader, paths ...string) ([]*unstructured.Unstructur
 			return nil, err
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			data, err := os.ReadFile(f) //nolint:gosec // G304: the file the user named, as kubectl -f reads it
 			if err != nil {
 				return nil, err
 			}
