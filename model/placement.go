@@ -71,8 +71,10 @@ type Native struct {
 // remote Object orphans its object while the cluster is to be kept on deletion
 // (KeepOnDelete), so that deleting the composite never deletes a protected cluster behind
 // the admission policy. A local object cannot be orphaned: it is deleted with the composite.
+// The object becomes part of the result and is labelled in place: backends pass one they
+// have just rendered, so copying it first would only cost time.
 func (p Placement) Compose(n Native) Resource {
-	obj := n.Object.DeepCopy()
+	obj := n.Object
 	labelCluster(obj, p.req)
 	if p.Local() {
 		return Resource{Name: n.Resource, Object: obj}

@@ -1,0 +1,253 @@
+// Package objectmap turns typed API objects into the plain maps Crossplane composes, with
+// exactly the result of runtime.DefaultUnstructuredConverter.ToUnstructured, in a fraction
+// of its time: the converter sets every field through reflect.Value.SetMapIndex on a fresh
+// reflect.New, which was the largest single cost of rendering a Shoot; this builds the maps
+// directly and keeps the per-type field information in a cache.
+//
+// Values of types with their own conversion (metav1.Time, resource.Quantity,
+// runtime.RawExtension, anything that implements json.Marshaler) go through the same
+// structured-merge-diff entry the converter uses. Whatever this package does not handle
+// the converter's way falls back to the converter itself.
+package objectmap
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// errFallback marks a value this package leaves to the converter.
+var errFallback = errors.New("objectmap: left to the converter")
+
+// ToUnstructured returns obj, a non-nil pointer to a struct, as a map of JSON values:
+// what runtime.DefaultUnstructuredConverter.ToUnstructured returns for it.
+func ToUnstructured(obj any) (map[string]any, error) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
+		if t := typeOf(v.Elem().Type()); !t.custom {
+			out := make(map[string]any, len(t.fields))
+			err := encodeStruct(t, v.Elem(), out)
+			if err == nil {
+				return out, nil
+			}
+			if !errors.Is(err, errFallback) {
+				return nil, err
+			}
+		}
+	}
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+}
+
+// typeInfo is what encoding a type needs, computed once per type.
+type typeInfo struct {
+	// custom: the type converts itself (structured-merge-diff's reflect cache says so).
+	custom bool
+	entry  *value.TypeReflectCacheEntry
+	fields []field
+}
+
+type field struct {
+	index     int
+	name      string
+	omitempty bool
+	omitzero  func(reflect.Value) bool
+	inline    bool
+	skip      bool
+}
+
+var types sync.Map // reflect.Type -> *typeInfo
+
+func typeOf(t reflect.Type) *typeInfo {
+	if ti, ok := types.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	entry := value.TypeReflectEntryOf(t)
+	ti := &typeInfo{custom: entry.CanConvertToUnstructured(), entry: entry}
+	if t.Kind() == reflect.Struct {
+		for i := 0; i < t.NumField(); i++ {
+			ti.fields = append(ti.fields, fieldOf(t.Field(i), i))
+		}
+	}
+	actual, _ := types.LoadOrStore(t, ti)
+	return actual.(*typeInfo)
+}
+
+// fieldOf reads a field's JSON tag as the converter does (fieldInfoFromField).
+func fieldOf(sf reflect.StructField, i int) field {
+	f := field{index: i}
+	tag := sf.Tag.Get("json")
+	if tag == "" {
+		if !sf.Anonymous {
+			f.name = sf.Name
+		}
+	} else {
+		items := strings.Split(tag, ",")
+		f.name = items[0]
+		if f.name == "" && !sf.Anonymous {
+			f.name = sf.Name
+		}
+		for _, item := range items[1:] {
+			switch item {
+			case "omitempty":
+				f.omitempty = true
+			case "omitzero":
+				f.omitzero = value.OmitZeroFunc(sf.Type)
+			}
+		}
+	}
+	f.skip = f.name == "-"
+	f.inline = f.name == ""
+	return f
+}
+
+// encode returns the JSON value of v, as the converter's toUnstructured sets it.
+func encode(v reflect.Value) (any, error) {
+	ti := typeOf(v.Type())
+	if ti.custom {
+		return ti.entry.ToUnstructured(v)
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return v.String(), nil
+	case reflect.Bool:
+		return v.Bool(), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int(), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		u := v.Uint()
+		if u > math.MaxInt64 {
+			return nil, fmt.Errorf("unsigned value %d does not fit into int64 (overflow)", u)
+		}
+		return int64(u), nil
+	case reflect.Float32, reflect.Float64:
+		return v.Float(), nil
+	case reflect.Map:
+		if v.IsNil() {
+			return nil, nil
+		}
+		if v.Type().Key().Kind() != reflect.String {
+			return nil, errFallback
+		}
+		out := make(map[string]any, v.Len())
+		for it := v.MapRange(); it.Next(); {
+			e, err := encode(it.Value())
+			if err != nil {
+				return nil, err
+			}
+			out[it.Key().String()] = e
+		}
+		return out, nil
+	case reflect.Slice:
+		if v.IsNil() {
+			return nil, nil
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return base64.StdEncoding.EncodeToString(v.Bytes()), nil
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			e, err := encode(v.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+		}
+		return out, nil
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil, nil
+		}
+		return encode(v.Elem())
+	case reflect.Struct:
+		out := make(map[string]any, len(ti.fields))
+		if err := encodeStruct(ti, v, out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	return nil, errFallback
+}
+
+// encodeStruct sets the fields of a struct in out, as the converter's structToUnstructured
+// does, including its quirks: a string, bool or number field is set without asking its
+// type for a conversion, and an unsigned one as uint64.
+func encodeStruct(ti *typeInfo, v reflect.Value, out map[string]any) error {
+	for _, f := range ti.fields {
+		if f.skip {
+			continue
+		}
+		fv := v.Field(f.index)
+		if f.omitempty && isEmpty(fv) || f.omitzero != nil && f.omitzero(fv) {
+			continue
+		}
+		if f.inline {
+			if err := encodeInline(fv, out); err != nil {
+				return err
+			}
+			continue
+		}
+		switch fv.Kind() {
+		case reflect.String:
+			out[f.name] = fv.String()
+		case reflect.Bool:
+			out[f.name] = fv.Bool()
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			out[f.name] = fv.Int()
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			out[f.name] = fv.Uint()
+		case reflect.Float32, reflect.Float64:
+			out[f.name] = fv.Float()
+		default:
+			e, err := encode(fv)
+			if err != nil {
+				return err
+			}
+			out[f.name] = e
+		}
+	}
+	return nil
+}
+
+// encodeInline merges an embedded struct, or a pointer to one, into its parent's map.
+// Anything else embedded is left to the converter.
+func encodeInline(v reflect.Value, out map[string]any) error {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	ti := typeOf(v.Type())
+	if ti.custom || v.Kind() != reflect.Struct {
+		return errFallback
+	}
+	return encodeStruct(ti, v, out)
+}
+
+// isEmpty is the converter's omitempty test.
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool:
+		return !v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return v.Uint() == 0
+	case reflect.Float32, reflect.Float64:
+		return v.Float() == 0
+	case reflect.Map, reflect.Slice:
+		return v.IsNil() || v.Len() == 0
+	case reflect.Pointer, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
