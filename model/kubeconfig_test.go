@@ -40,7 +40,15 @@ users:
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			// Twice: the second answer comes from what the first parse remembered, and a
+			// caller changing the first answer must not change it.
 			got, err := KubeconfigConnectionDetails([]byte(tc.in))
+			if err == nil {
+				for _, v := range got {
+					clear(v)
+				}
+			}
+			got, err = KubeconfigConnectionDetails([]byte(tc.in))
 			if tc.wantErr {
 				if err == nil {
 					t.Fatal("want an error")
