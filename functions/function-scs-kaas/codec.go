@@ -107,7 +107,7 @@ func encodeResources(resources []model.Resource, ready map[string]bool) (map[str
 // encodeComposite returns the desired composite resource: what earlier pipeline steps
 // desired, with this API's status fields and connection details set.
 func encodeComposite(desired *fnv1.Resource, status kaasv1alpha1.ClusterStatus, details map[string][]byte) (*fnv1.Resource, error) {
-	st, err := typedStruct(status)
+	st, err := typedStruct(&status)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the composite resource's status: %w", err)
 	}

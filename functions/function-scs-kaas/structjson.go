@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/SovereignCloudStack/scs-kaas/model/objectmap"
 )
 
 // structJSON writes a protobuf Struct as JSON. It does what protojson does for a Struct,
@@ -58,15 +60,12 @@ func appendValue(b []byte, v *structpb.Value) []byte {
 	}
 }
 
-// typedStruct turns a typed value into a protobuf Struct through its JSON form, so that
-// the JSON tags (omitempty, names) decide the shape, as they do for the XRD schema.
+// typedStruct turns a pointer to a typed value into a protobuf Struct, so that the JSON tags
+// (omitempty, names) decide the shape, as they do for the XRD schema. objectmap builds the
+// plain map directly; the JSON round trip it replaces was a tenth of a call.
 func typedStruct(v any) (*structpb.Struct, error) {
-	raw, err := json.Marshal(v)
+	m, err := objectmap.ToUnstructured(v)
 	if err != nil {
-		return nil, err
-	}
-	m := map[string]any{}
-	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, err
 	}
 	return structpb.NewStruct(m)

@@ -6,7 +6,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/structpb"
+	"sigs.k8s.io/randfill"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
 // TestStructJSON compares the fast writer with protojson on values that need care:
@@ -46,5 +50,34 @@ func TestStructJSON(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantObj, gotObj); diff != "" {
 		t.Errorf("structJSON differs from protojson: -want, +got:\n%s", diff)
+	}
+}
+
+// TestTypedStructAsJSON: the status reaches the composite as its JSON form would, for
+// statuses filled at random (the JSON round trip typedStruct replaced is the reference).
+func TestTypedStructAsJSON(t *testing.T) {
+	f := randfill.NewWithSeed(1).NilChance(0.3).NumElements(0, 3)
+	for i := 0; i < 500; i++ {
+		status := kaasv1alpha1.ClusterStatus{}
+		f.Fill(&status)
+		raw, err := json.Marshal(status)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]any{}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		want, err := structpb.NewStruct(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := typedStruct(&status)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
+			t.Fatalf("status %d differs from its JSON form: -want, +got:\n%s", i, diff)
+		}
 	}
 }
