@@ -10,6 +10,7 @@ import (
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
+	"github.com/SovereignCloudStack/scs-kaas/model/objectmap"
 )
 
 // decodeInput reads the observed composite resource, the observed composed resources and
@@ -47,8 +48,13 @@ func decodeComposite(xr *structpb.Struct, in *model.Input) error {
 		return fmt.Errorf("the request has no observed composite resource")
 	}
 	in.Cluster = &kaasv1alpha1.XSCSCluster{}
-	if err := json.Unmarshal(structJSON(xr), in.Cluster); err != nil {
-		return fmt.Errorf("cannot decode the observed composite resource as %s: %w", kaasv1alpha1.CompositeKind, err)
+	// objectmap decodes what encoding/json would; where it cannot, encoding/json on the JSON
+	// text says what is wrong, in the words it always used.
+	if objectmap.FromJSONValue(xr.AsMap(), in.Cluster, false) != nil {
+		in.Cluster = &kaasv1alpha1.XSCSCluster{}
+		if err := json.Unmarshal(structJSON(xr), in.Cluster); err != nil {
+			return fmt.Errorf("cannot decode the observed composite resource as %s: %w", kaasv1alpha1.CompositeKind, err)
+		}
 	}
 	ref := xr.GetFields()["spec"].GetStructValue().GetFields()["writeConnectionSecretToRef"].GetStructValue()
 	c := in.Cluster
