@@ -63,6 +63,7 @@ func syncedCondition(rendered []Resource, observed map[string]ObservedResource) 
 // isManaged says whether a composed resource is a Crossplane managed resource, which its
 // provider reports on with a Synced condition.
 func isManaged(u *unstructured.Unstructured) bool {
-	_, ok, _ := unstructured.NestedMap(u.Object, "spec", "forProvider")
+	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "forProvider")
+	_, ok := v.(map[string]any)
 	return ok
 }
