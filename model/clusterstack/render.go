@@ -1,7 +1,6 @@
 package clusterstack
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
+	"github.com/SovereignCloudStack/scs-kaas/model/objectmap"
 )
 
 // readinessQuery makes the Object around a Cluster Ready when the Cluster is Available,
@@ -82,15 +82,14 @@ func unsupportedFields(spec *kaasv1alpha1.ClusterSpec) []model.Unsupported {
 }
 
 // manifest turns the typed Cluster into the plain object Crossplane composes, without the
-// empty status and null creationTimestamp every typed object carries.
+// empty status and null creationTimestamp every typed object carries. objectmap gives the
+// Cluster's JSON form (numbers as int64 where JSON has float64, the same once in a
+// protobuf Struct) without the JSON text: the round trip through it was most of the time
+// a Cluster with many pools took.
 func manifest(c *clusterv1.Cluster) (map[string]any, error) {
-	raw, err := json.Marshal(c)
+	m, err := objectmap.ToUnstructured(c)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode Cluster %s: %w", c.Name, err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
 	}
 	delete(m, "status")
 	if meta, ok := m["metadata"].(map[string]any); ok {
