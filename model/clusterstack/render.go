@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
@@ -109,7 +108,7 @@ func observedCluster(req *model.Request) (*clusterv1.Cluster, error) {
 		return nil, fmt.Errorf("observed resource %s is a %s %s, not a Cluster API Cluster", ResourceCluster, u.GetAPIVersion(), u.GetKind())
 	}
 	c := &clusterv1.Cluster{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, c); err != nil {
+	if err := objectmap.FromUnstructured(u.Object, c); err != nil {
 		return nil, fmt.Errorf("cannot decode the observed Cluster %s/%s: %w", u.GetNamespace(), u.GetName(), err)
 	}
 	return c, nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -49,39 +50,7 @@ func compareDecoding(t *testing.T, what string, m map[string]any, newObj func() 
 // TestDecodesAsEncodingJSON fills API objects at random, turns them into maps of JSON
 // values as AsMap would, and wants of FromJSONValue what encoding/json makes of the same.
 func TestDecodesAsEncodingJSON(t *testing.T) {
-	f := randfill.NewWithSeed(2).NilChance(0.3).NumElements(0, 3).Funcs(
-		func(q *resource.Quantity, c randfill.Continue) {
-			*q = *resource.NewMilliQuantity(c.Int63n(1<<40), resource.DecimalSI)
-		},
-		func(r *runtime.RawExtension, c randfill.Continue) {
-			if c.Bool() {
-				r.Raw = []byte(`{"kind":"X","n":1.5,"l":[true,null,"s"]}`)
-			}
-		},
-		func(t *metav1.Time, c randfill.Continue) {
-			if c.Bool() {
-				*t = metav1.Unix(c.Int63n(1<<32), 0)
-			}
-		},
-		func(v *any, c randfill.Continue) {
-			if c.Bool() {
-				*v = map[string]any{"s": c.String(5), "n": float64(c.Int31())}
-			}
-		},
-		// Integers beyond 2^53 are not exact as float64; TestDecodesOddInputAsEncodingJSON
-		// has them.
-		func(i *int64, c randfill.Continue) { *i = c.Int63n(1 << 40) },
-		func(f *metav1.FieldsV1, c randfill.Continue) {
-			if c.Bool() {
-				f.Raw = []byte(`{"f:spec":{}}`)
-			}
-		},
-		func(r *json.RawMessage, c randfill.Continue) {
-			if c.Bool() {
-				*r = json.RawMessage(`{"a":[1,"b"]}`)
-			}
-		},
-	)
+	f := filler(2)
 	types := []func() any{
 		func() any { return &kaasv1alpha1.XSCSCluster{} },
 		func() any { return &envv1alpha1.Environment{} },
@@ -134,4 +103,47 @@ func TestDecodesOddInputAsEncodingJSON(t *testing.T) {
 	} {
 		compareDecoding(t, name, m, newCluster)
 	}
+}
+
+// filler fills API objects at random with values their types can take: valid JSON in raw
+// extensions, times in seconds, integers exact as float64.
+func filler(seed int64) *randfill.Filler {
+	return randfill.NewWithSeed(seed).NilChance(0.3).NumElements(0, 3).Funcs(
+		func(q *resource.Quantity, c randfill.Continue) {
+			*q = *resource.NewMilliQuantity(c.Int63n(1<<40), resource.DecimalSI)
+		},
+		func(r *runtime.RawExtension, c randfill.Continue) {
+			if c.Bool() {
+				r.Raw = []byte(`{"kind":"X","n":1.5,"l":[true,null,"s"]}`)
+			}
+		},
+		func(t *metav1.Time, c randfill.Continue) {
+			if c.Bool() {
+				*t = metav1.Unix(c.Int63n(1<<32), 0)
+			}
+		},
+		func(v *any, c randfill.Continue) {
+			if c.Bool() {
+				*v = map[string]any{"s": c.String(5), "n": float64(c.Int31())}
+			}
+		},
+		// Integers beyond 2^53 are not exact as float64; TestDecodesOddInputAsEncodingJSON
+		// has them.
+		func(i *int64, c randfill.Continue) { *i = c.Int63n(1 << 40) },
+		func(f *metav1.FieldsV1, c randfill.Continue) {
+			if c.Bool() {
+				f.Raw = []byte(`{"f:spec":{}}`)
+			}
+		},
+		func(j *apiextensionsv1.JSON, c randfill.Continue) {
+			if c.Bool() {
+				j.Raw = []byte(`{"image":"ubuntu","n":2}`)
+			}
+		},
+		func(r *json.RawMessage, c randfill.Continue) {
+			if c.Bool() {
+				*r = json.RawMessage(`{"a":[1,"b"]}`)
+			}
+		},
+	)
 }

@@ -47,9 +47,10 @@ func ToUnstructured(obj any) (map[string]any, error) {
 
 // typeInfo is what encoding a type needs, computed once per type.
 type typeInfo struct {
-	// custom: the type converts itself (structured-merge-diff's reflect cache says so).
-	custom bool
-	entry  *value.TypeReflectCacheEntry
+	// custom and fromCustom: the type converts itself to and from its unstructured form
+	// (structured-merge-diff's reflect cache says so).
+	custom, fromCustom bool
+	entry              *value.TypeReflectCacheEntry
 	fields []field
 }
 
@@ -69,7 +70,7 @@ func typeOf(t reflect.Type) *typeInfo {
 		return ti.(*typeInfo)
 	}
 	entry := value.TypeReflectEntryOf(t)
-	ti := &typeInfo{custom: entry.CanConvertToUnstructured(), entry: entry}
+	ti := &typeInfo{custom: entry.CanConvertToUnstructured(), fromCustom: entry.CanConvertFromUnstructured(), entry: entry}
 	if t.Kind() == reflect.Struct {
 		for i := 0; i < t.NumField(); i++ {
 			ti.fields = append(ti.fields, fieldOf(t.Field(i), i))

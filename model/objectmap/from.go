@@ -1,0 +1,169 @@
+package objectmap
+
+import (
+	"errors"
+	"math"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// FromUnstructured decodes u into obj, a non-nil pointer to a zero struct, with exactly the
+// result of runtime.DefaultUnstructuredConverter.FromUnstructured, in a fraction of its
+// time: the converter looks every field of every struct up through reflect.Value.MapIndex
+// and tracks the keys it matched; this looks fields up in the map directly. Where this
+// meets an error, the converter decodes again from zero, so that errors are the
+// converter's own.
+func FromUnstructured(u map[string]any, obj any) error {
+	v := reflect.ValueOf(obj)
+	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
+		if err := fromValue(u, v.Elem()); err == nil {
+			return nil
+		}
+		v.Elem().SetZero()
+	}
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj)
+}
+
+// errConvert stands for any error: the converter says which.
+var errConvert = errors.New("objectmap: cannot convert")
+
+// fromValue sets dv from src as the converter's fromUnstructured does.
+func fromValue(src any, dv reflect.Value) error {
+	if src == nil {
+		dv.SetZero()
+		return nil
+	}
+	dt := dv.Type()
+	switch dt.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Pointer, reflect.Struct, reflect.Interface:
+	default:
+		if done, err := simpleFromValue(src, dv); done {
+			return err
+		}
+	}
+	ti := typeOf(dt)
+	if ti.fromCustom {
+		return ti.entry.FromUnstructured(reflect.ValueOf(src), dv)
+	}
+	switch dt.Kind() {
+	case reflect.Map:
+		m, ok := src.(map[string]any)
+		if !ok || dt.Key().Kind() != reflect.String {
+			return errConvert
+		}
+		if m == nil {
+			dv.SetZero()
+			return nil
+		}
+		out := reflect.MakeMapWithSize(dt, len(m))
+		et, kt := dt.Elem(), dt.Key()
+		for k, e := range m {
+			ev := reflect.New(et).Elem()
+			if e != nil {
+				if err := fromValue(e, ev); err != nil {
+					return err
+				}
+			}
+			out.SetMapIndex(reflect.ValueOf(k).Convert(kt), ev)
+		}
+		dv.Set(out)
+		return nil
+	case reflect.Slice:
+		l, ok := src.([]any)
+		if !ok {
+			// A string for []byte, and everything the converter refuses.
+			return errConvert
+		}
+		if l == nil {
+			dv.SetZero()
+			return nil
+		}
+		s := reflect.MakeSlice(dt, len(l), cap(l))
+		for i, e := range l {
+			if err := fromValue(e, s.Index(i)); err != nil {
+				return err
+			}
+		}
+		dv.Set(s)
+		return nil
+	case reflect.Pointer:
+		p := reflect.New(dt.Elem())
+		dv.Set(p)
+		return fromValue(src, p.Elem())
+	case reflect.Struct:
+		m, ok := src.(map[string]any)
+		if !ok {
+			return errConvert
+		}
+		for _, f := range ti.fields {
+			fv := dv.Field(f.index)
+			if f.inline {
+				if err := fromValue(m, fv); err != nil {
+					return err
+				}
+				continue
+			}
+			if e := m[f.name]; e != nil {
+				if err := fromValue(e, fv); err != nil {
+					return err
+				}
+			} else {
+				fv.SetZero()
+			}
+		}
+		return nil
+	case reflect.Interface:
+		dv.Set(reflect.ValueOf(src))
+		return nil
+	}
+	return errConvert
+}
+
+// simpleFromValue converts into a string, bool or number as the converter does: only
+// within the groups JSON knows (strings, bools, numbers), and from a float to an integer
+// only when it is whole. done is false where the converter goes on to the type's own
+// conversion.
+func simpleFromValue(src any, dv reflect.Value) (done bool, err error) {
+	sv := reflect.ValueOf(src)
+	st, dt := sv.Type(), dv.Type()
+	if st.AssignableTo(dt) {
+		dv.Set(sv)
+		return true, nil
+	}
+	if !st.ConvertibleTo(dt) {
+		return false, nil
+	}
+	switch st.Kind() {
+	case reflect.String:
+		if dt.Kind() == reflect.String {
+			dv.Set(sv.Convert(dt))
+			return true, nil
+		}
+	case reflect.Bool:
+		if dt.Kind() == reflect.Bool {
+			dv.Set(sv.Convert(dt))
+			return true, nil
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		switch dt.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+			reflect.Float32, reflect.Float64:
+			dv.Set(sv.Convert(dt))
+			return true, nil
+		}
+	case reflect.Float32, reflect.Float64:
+		switch dt.Kind() {
+		case reflect.Float32, reflect.Float64:
+			dv.Set(sv.Convert(dt))
+			return true, nil
+		}
+		if f := sv.Float(); f == math.Trunc(f) {
+			dv.Set(sv.Convert(dt))
+			return true, nil
+		}
+	}
+	return true, errConvert
+}

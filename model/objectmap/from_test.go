@@ -1,0 +1,90 @@
+package objectmap
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+)
+
+func compareFrom(t *testing.T, what string, m map[string]any, newObj func() any, fast bool) {
+	t.Helper()
+	want, got := newObj(), newObj()
+	wantErr := runtime.DefaultUnstructuredConverter.FromUnstructured(m, want)
+	err := FromUnstructured(m, got)
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("%s: error %v, the converter's %v", what, err, wantErr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s:\n got %#v\nwant %#v", what, got, want)
+	}
+	if fast {
+		if err := fromValue(m, reflect.ValueOf(newObj()).Elem()); err != nil {
+			t.Fatalf("%s: not decoded the fast way: %v", what, err)
+		}
+	}
+}
+
+// TestFromUnstructuredAsTheConverter fills API objects at random and decodes their
+// unstructured forms, as the converter writes them (int64 numbers) and as a protobuf
+// Struct gives them (float64 numbers), wanting exactly what the converter decodes.
+func TestFromUnstructuredAsTheConverter(t *testing.T) {
+	f := filler(4)
+	types := []func() any{
+		func() any { return &gardencorev1beta1.Shoot{} },
+		func() any { return &clusterv1.Cluster{} },
+		func() any { return &kaasv1alpha1.XSCSCluster{} },
+	}
+	for i := 0; i < 200; i++ {
+		for _, newObj := range types {
+			obj := newObj()
+			f.Fill(obj)
+			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareFrom(t, fmt.Sprintf("%T %d", obj, i), m, newObj, true)
+			raw, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fromJSON map[string]any
+			if err := json.Unmarshal(raw, &fromJSON); err != nil {
+				t.Fatal(err)
+			}
+			compareFrom(t, fmt.Sprintf("%T %d as JSON", obj, i), fromJSON, newObj, false)
+		}
+	}
+}
+
+// TestFromUnstructuredOddInput: values the converter refuses or converts specially give
+// its values and errors.
+func TestFromUnstructuredOddInput(t *testing.T) {
+	newShoot := func() any { return &gardencorev1beta1.Shoot{} }
+	worker := func(w map[string]any) map[string]any {
+		return map[string]any{"spec": map[string]any{"provider": map[string]any{"workers": []any{w}}}}
+	}
+	for name, m := range map[string]map[string]any{
+		"FractionForInteger": worker(map[string]any{"name": "a", "minimum": 1.5}),
+		"WholeFloat":         worker(map[string]any{"name": "a", "minimum": 3.0, "maximum": int64(5)}),
+		"StringForInteger":   worker(map[string]any{"name": "a", "minimum": "3"}),
+		"NumberForString":    worker(map[string]any{"name": 3.0}),
+		"IntegerForString":   worker(map[string]any{"name": int64(3)}),
+		"ObjectForList":      {"spec": map[string]any{"provider": map[string]any{"workers": map[string]any{}}}},
+		"ListForObject":      {"spec": []any{}},
+		"BadTime":            {"metadata": map[string]any{"creationTimestamp": "yesterday"}},
+		"GoodTime":           {"metadata": map[string]any{"creationTimestamp": "2026-12-01T10:00:00Z"}},
+		"StringMapValues":    {"metadata": map[string]any{"labels": map[string]any{"a": nil, "b": "c"}}},
+		"TypedMap":           {"metadata": map[string]any{"labels": map[string]string{"a": "b"}}},
+		"Nulls":              {"metadata": nil, "spec": map[string]any{"provider": nil}},
+		"Bytes":              {"spec": map[string]any{"kubernetes": map[string]any{"version": "1.34"}}},
+	} {
+		compareFrom(t, name, m, newShoot, false)
+	}
+}
