@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"sigs.k8s.io/yaml"
 )
 
 // BenchmarkRunFunction measures one whole call in process, from a RunFunctionRequest for a
@@ -56,5 +61,42 @@ func BenchmarkRunFunctionWire(b *testing.B) {
 		if _, err := proto.Marshal(rsp); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// benchRequest is the request hack/bench.sh sends over gRPC, the Wire case above as
+// ../shared/tools/fnbench reads it: a five-pool Gardener cluster with its Shoot observed
+// healthy and its admin kubeconfig delivered. go test -update rewrites it.
+const benchRequest = "testdata/bench/request-ready.yaml"
+
+func TestBenchRequest(t *testing.T) {
+	raw, err := protojson.Marshal(gardenerReady(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	out, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append([]byte("# Written by TestBenchRequest (go test -update): the request hack/bench.sh sends.\n"), out...)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(benchRequest), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(benchRequest, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(benchRequest)
+	if err != nil {
+		t.Fatalf("cannot read %s (run go test -update to create it): %v", benchRequest, err)
+	}
+	if string(want) != string(out) {
+		t.Errorf("%s is stale: run go test -update", benchRequest)
 	}
 }
