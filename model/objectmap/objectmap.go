@@ -51,7 +51,7 @@ type typeInfo struct {
 	// (structured-merge-diff's reflect cache says so).
 	custom, fromCustom bool
 	entry              *value.TypeReflectCacheEntry
-	fields []field
+	fields             []field
 }
 
 type field struct {
