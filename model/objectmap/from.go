@@ -17,7 +17,7 @@ import (
 func FromUnstructured(u map[string]any, obj any) error {
 	v := reflect.ValueOf(obj)
 	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
-		if err := fromValue(u, v.Elem()); err == nil {
+		if err := fromValue(typeOf(v.Elem().Type()), u, v.Elem()); err == nil {
 			return nil
 		}
 		v.Elem().SetZero()
@@ -28,8 +28,9 @@ func FromUnstructured(u map[string]any, obj any) error {
 // errConvert stands for any error: the converter says which.
 var errConvert = errors.New("objectmap: cannot convert")
 
-// fromValue sets dv from src as the converter's fromUnstructured does.
-func fromValue(src any, dv reflect.Value) error {
+// fromValue sets dv, of the type ti describes, from src as the converter's
+// fromUnstructured does.
+func fromValue(ti *typeInfo, src any, dv reflect.Value) error {
 	if src == nil {
 		dv.SetZero()
 		return nil
@@ -42,7 +43,6 @@ func fromValue(src any, dv reflect.Value) error {
 			return err
 		}
 	}
-	ti := typeOf(dt)
 	if ti.fromCustom {
 		return ti.entry.FromUnstructured(reflect.ValueOf(src), dv)
 	}
@@ -57,11 +57,11 @@ func fromValue(src any, dv reflect.Value) error {
 			return nil
 		}
 		out := reflect.MakeMapWithSize(dt, len(m))
-		et, kt := dt.Elem(), dt.Key()
+		et, kt, eti := dt.Elem(), dt.Key(), ti.elemInfo()
 		for k, e := range m {
 			ev := reflect.New(et).Elem()
 			if e != nil {
-				if err := fromValue(e, ev); err != nil {
+				if err := fromValue(eti, e, ev); err != nil {
 					return err
 				}
 			}
@@ -80,8 +80,9 @@ func fromValue(src any, dv reflect.Value) error {
 			return nil
 		}
 		s := reflect.MakeSlice(dt, len(l), cap(l))
+		eti := ti.elemInfo()
 		for i, e := range l {
-			if err := fromValue(e, s.Index(i)); err != nil {
+			if err := fromValue(eti, e, s.Index(i)); err != nil {
 				return err
 			}
 		}
@@ -90,22 +91,23 @@ func fromValue(src any, dv reflect.Value) error {
 	case reflect.Pointer:
 		p := reflect.New(dt.Elem())
 		dv.Set(p)
-		return fromValue(src, p.Elem())
+		return fromValue(ti.elemInfo(), src, p.Elem())
 	case reflect.Struct:
 		m, ok := src.(map[string]any)
 		if !ok {
 			return errConvert
 		}
-		for _, f := range ti.fields {
+		for i := range ti.fields {
+			f := &ti.fields[i]
 			fv := dv.Field(f.index)
 			if f.inline {
-				if err := fromValue(m, fv); err != nil {
+				if err := fromValue(f.typeInfo(), m, fv); err != nil {
 					return err
 				}
 				continue
 			}
 			if e := m[f.name]; e != nil {
-				if err := fromValue(e, fv); err != nil {
+				if err := fromValue(f.typeInfo(), e, fv); err != nil {
 					return err
 				}
 			} else {

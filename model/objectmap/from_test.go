@@ -25,7 +25,8 @@ func compareFrom(t *testing.T, what string, m map[string]any, newObj func() any,
 		t.Fatalf("%s:\n got %#v\nwant %#v", what, got, want)
 	}
 	if fast {
-		if err := fromValue(m, reflect.ValueOf(newObj()).Elem()); err != nil {
+		v := reflect.ValueOf(newObj()).Elem()
+		if err := fromValue(typeOf(v.Type()), m, v); err != nil {
 			t.Fatalf("%s: not decoded the fast way: %v", what, err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
@@ -47,20 +48,46 @@ func ToUnstructured(obj any) (map[string]any, error) {
 
 // typeInfo is what encoding a type needs, computed once per type.
 type typeInfo struct {
+	t reflect.Type
 	// custom and fromCustom: the type converts itself to and from its unstructured form
 	// (structured-merge-diff's reflect cache says so).
 	custom, fromCustom bool
 	entry              *value.TypeReflectCacheEntry
 	fields             []field
+	// elem is the element type's, resolved on first use: looking types up in the cache
+	// for every value cost more than the conversion of many of them.
+	elem atomic.Pointer[typeInfo]
+}
+
+// elemInfo is the typeInfo of the element of a pointer, slice or map type.
+func (ti *typeInfo) elemInfo() *typeInfo {
+	if e := ti.elem.Load(); e != nil {
+		return e
+	}
+	e := typeOf(ti.t.Elem())
+	ti.elem.Store(e)
+	return e
 }
 
 type field struct {
+	typ       reflect.Type
+	info      atomic.Pointer[typeInfo]
 	index     int
 	name      string
 	omitempty bool
 	omitzero  func(reflect.Value) bool
 	inline    bool
 	skip      bool
+}
+
+// typeInfo is the typeInfo of the field's type.
+func (f *field) typeInfo() *typeInfo {
+	if ti := f.info.Load(); ti != nil {
+		return ti
+	}
+	ti := typeOf(f.typ)
+	f.info.Store(ti)
+	return ti
 }
 
 var types sync.Map // reflect.Type -> *typeInfo
@@ -70,10 +97,11 @@ func typeOf(t reflect.Type) *typeInfo {
 		return ti.(*typeInfo)
 	}
 	entry := value.TypeReflectEntryOf(t)
-	ti := &typeInfo{custom: entry.CanConvertToUnstructured(), fromCustom: entry.CanConvertFromUnstructured(), entry: entry}
+	ti := &typeInfo{t: t, custom: entry.CanConvertToUnstructured(), fromCustom: entry.CanConvertFromUnstructured(), entry: entry}
 	if t.Kind() == reflect.Struct {
-		for i := 0; i < t.NumField(); i++ {
-			ti.fields = append(ti.fields, fieldOf(t.Field(i), i))
+		ti.fields = make([]field, t.NumField())
+		for i := range ti.fields {
+			fieldOf(&ti.fields[i], t.Field(i), i)
 		}
 	}
 	actual, _ := types.LoadOrStore(t, ti)
@@ -81,8 +109,8 @@ func typeOf(t reflect.Type) *typeInfo {
 }
 
 // fieldOf reads a field's JSON tag as the converter does (fieldInfoFromField).
-func fieldOf(sf reflect.StructField, i int) field {
-	f := field{index: i}
+func fieldOf(f *field, sf reflect.StructField, i int) {
+	f.typ, f.index = sf.Type, i
 	tag := sf.Tag.Get("json")
 	if tag == "" {
 		if !sf.Anonymous {
@@ -105,12 +133,11 @@ func fieldOf(sf reflect.StructField, i int) field {
 	}
 	f.skip = f.name == "-"
 	f.inline = f.name == ""
-	return f
 }
 
-// encode returns the JSON value of v, as the converter's toUnstructured sets it.
-func encode(v reflect.Value) (any, error) {
-	ti := typeOf(v.Type())
+// encode returns the JSON value of v, of the type ti describes, as the converter's
+// toUnstructured sets it.
+func encode(ti *typeInfo, v reflect.Value) (any, error) {
 	if ti.custom {
 		return ti.entry.ToUnstructured(v)
 	}
@@ -137,8 +164,9 @@ func encode(v reflect.Value) (any, error) {
 			return nil, errFallback
 		}
 		out := make(map[string]any, v.Len())
+		et := ti.elemInfo()
 		for it := v.MapRange(); it.Next(); {
-			e, err := encode(it.Value())
+			e, err := encode(et, it.Value())
 			if err != nil {
 				return nil, err
 			}
@@ -153,19 +181,26 @@ func encode(v reflect.Value) (any, error) {
 			return base64.StdEncoding.EncodeToString(v.Bytes()), nil
 		}
 		out := make([]any, v.Len())
+		et := ti.elemInfo()
 		for i := range out {
-			e, err := encode(v.Index(i))
+			e, err := encode(et, v.Index(i))
 			if err != nil {
 				return nil, err
 			}
 			out[i] = e
 		}
 		return out, nil
-	case reflect.Pointer, reflect.Interface:
+	case reflect.Pointer:
 		if v.IsNil() {
 			return nil, nil
 		}
-		return encode(v.Elem())
+		return encode(ti.elemInfo(), v.Elem())
+	case reflect.Interface:
+		if v.IsNil() {
+			return nil, nil
+		}
+		e := v.Elem()
+		return encode(typeOf(e.Type()), e)
 	case reflect.Struct:
 		out := make(map[string]any, len(ti.fields))
 		if err := encodeStruct(ti, v, out); err != nil {
@@ -180,7 +215,8 @@ func encode(v reflect.Value) (any, error) {
 // does, including its quirks: a string, bool or number field is set without asking its
 // type for a conversion, and an unsigned one as uint64.
 func encodeStruct(ti *typeInfo, v reflect.Value, out map[string]any) error {
-	for _, f := range ti.fields {
+	for i := range ti.fields {
+		f := &ti.fields[i]
 		if f.skip {
 			continue
 		}
@@ -189,7 +225,7 @@ func encodeStruct(ti *typeInfo, v reflect.Value, out map[string]any) error {
 			continue
 		}
 		if f.inline {
-			if err := encodeInline(fv, out); err != nil {
+			if err := encodeInline(f.typeInfo(), fv, out); err != nil {
 				return err
 			}
 			continue
@@ -206,7 +242,7 @@ func encodeStruct(ti *typeInfo, v reflect.Value, out map[string]any) error {
 		case reflect.Float32, reflect.Float64:
 			out[f.name] = fv.Float()
 		default:
-			e, err := encode(fv)
+			e, err := encode(f.typeInfo(), fv)
 			if err != nil {
 				return err
 			}
@@ -218,14 +254,13 @@ func encodeStruct(ti *typeInfo, v reflect.Value, out map[string]any) error {
 
 // encodeInline merges an embedded struct, or a pointer to one, into its parent's map.
 // Anything else embedded is left to the converter.
-func encodeInline(v reflect.Value, out map[string]any) error {
+func encodeInline(ti *typeInfo, v reflect.Value, out map[string]any) error {
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			return nil
 		}
-		v = v.Elem()
+		v, ti = v.Elem(), ti.elemInfo()
 	}
-	ti := typeOf(v.Type())
 	if ti.custom || v.Kind() != reflect.Struct {
 		return errFallback
 	}
