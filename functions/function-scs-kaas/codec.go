@@ -48,9 +48,9 @@ func decodeComposite(xr *structpb.Struct, in *model.Input) error {
 		return fmt.Errorf("the request has no observed composite resource")
 	}
 	in.Cluster = &kaasv1alpha1.XSCSCluster{}
-	// objectmap decodes what encoding/json would; where it cannot, encoding/json on the JSON
-	// text says what is wrong, in the words it always used.
-	if objectmap.FromJSONValue(xr.AsMap(), in.Cluster, false) != nil {
+	// objectmap decodes straight from the Struct what encoding/json would; where it cannot,
+	// encoding/json on the JSON text says what is wrong, in the words it always used.
+	if objectmap.FromStruct(xr, in.Cluster, false) != nil {
 		in.Cluster = &kaasv1alpha1.XSCSCluster{}
 		if err := json.Unmarshal(structJSON(xr), in.Cluster); err != nil {
 			return fmt.Errorf("cannot decode the observed composite resource as %s: %w", kaasv1alpha1.CompositeKind, err)

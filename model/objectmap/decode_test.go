@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"google.golang.org/protobuf/types/known/structpb"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,6 +45,21 @@ func compareDecoding(t *testing.T, what string, m map[string]any, newObj func() 
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s (strict %v):\n got %#v\nwant %#v", what, strict, got, want)
 		}
+		// The same from the protobuf Struct the map makes, where it makes one.
+		s, serr := structpb.NewStruct(m)
+		if serr != nil {
+			continue
+		}
+		// AsMap is the reference: it turns NaN and infinities into strings.
+		want, got = newObj(), newObj()
+		wantErr = viaJSON(s.AsMap(), want, strict)
+		err = FromStruct(s, got, strict)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("%s (strict %v, from a Struct): error %v, encoding/json's %v", what, strict, err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s (strict %v, from a Struct):\n got %#v\nwant %#v", what, strict, got, want)
+		}
 	}
 }
 
@@ -71,6 +87,12 @@ func TestDecodesAsEncodingJSON(t *testing.T) {
 			compareDecoding(t, fmt.Sprintf("%T %d", obj, i), m, newObj)
 			if err := (decoder{}).decode(m, reflect.ValueOf(newObj()).Elem()); err != nil {
 				t.Fatalf("%T %d: not decoded the fast way: %v", obj, i, err)
+			}
+			if s, err := structpb.NewStruct(m); err == nil {
+				v := reflect.ValueOf(newObj()).Elem()
+				if err := (decoder{}).decodePBStruct(s, v, decodeInfoOf(v.Type())); err != nil {
+					t.Fatalf("%T %d: not decoded from the Struct the fast way: %v", obj, i, err)
+				}
 			}
 		}
 	}
