@@ -121,6 +121,23 @@ func splitFieldPath(s string) []string {
 	return out
 }
 
+// configPath is the part of an attribute path that OpenTofu and Terraform can point at in
+// the configuration: an attribute of the resource block, and an element of a list written
+// as [...], but nothing inside an object value (kubernetes = { version = ... }): given a
+// deeper path they point at the resource block instead. The detail names the whole path.
+func configPath(p path.Path) path.Path {
+	n := 1
+	if steps := p.Steps(); len(steps) > 1 {
+		if _, ok := steps[1].(path.PathStepElementKeyInt); ok {
+			n = 2
+		}
+	}
+	for len(p.Steps()) > n {
+		p = p.ParentPath()
+	}
+	return p
+}
+
 // attributeName renders an attribute path as written in a configuration:
 // node_pools[0].machine_type.
 func attributeName(p path.Path) string { return p.String() }
@@ -139,7 +156,7 @@ func apiErrorDiagnostics(err error, what string, pools []string) diag.Diagnostic
 				detail := fmt.Sprintf("%s: %s: %s", what, c.Field, c.Message)
 				if p, ok := attributePath(c.Field, pools); ok {
 					detail = fmt.Sprintf("%s: attribute %s (%s): %s", what, attributeName(p), c.Field, c.Message)
-					diags.AddAttributeError(p, summary, detail)
+					diags.AddAttributeError(configPath(p), summary, detail)
 					continue
 				}
 				diags.AddError(summary, detail)
@@ -185,7 +202,7 @@ func refusalDiagnostics(rendered condition, what string, pools []string) diag.Di
 			what, rendered.Reason, strings.Join(attrs, ", "), rendered.Message)
 	}
 	if found {
-		diags.AddAttributeError(first, summary, detail)
+		diags.AddAttributeError(configPath(first), summary, detail)
 	} else {
 		diags.AddError(summary, detail)
 	}

@@ -85,7 +85,7 @@ func TestAPIErrorDiagnostics(t *testing.T) {
 					"spec.kubernetes.version can move one minor at a time: 1.34 to 1.36 skips a minor"),
 			}),
 			want: []diagnostic{{
-				Severity: "Error", Attribute: "kubernetes.version",
+				Severity: "Error", Attribute: "kubernetes",
 				Summary: "The Kubernetes API server refused the change",
 				Detail:  `updating SCSCluster team1/dev: attribute kubernetes.version (spec.kubernetes.version): Invalid value: "string": spec.kubernetes.version can move one minor at a time: 1.34 to 1.36 skips a minor`,
 			}},
@@ -99,7 +99,7 @@ func TestAPIErrorDiagnostics(t *testing.T) {
 			}),
 			want: []diagnostic{
 				{
-					Severity: "Error", Attribute: "node_pools[0].zones",
+					Severity: "Error", Attribute: "node_pools[0]",
 					Summary: "The Kubernetes API server refused the change",
 					Detail:  "updating SCSCluster team1/dev: attribute node_pools[0].zones (spec.nodePools[0].zones): Forbidden: the zones of an existing node pool cannot change",
 				},
@@ -147,7 +147,7 @@ func TestRefusalDiagnostics(t *testing.T) {
 			cond: condition{Type: "Rendered", Status: "False", Reason: "InvalidSpec",
 				Message: `XSCSCluster "dev-x7k2p" is invalid (2 problems): spec.nodePools[0].machineType: Unsupported value: "SCS-1V-1": supported values: "SCS-2V-4", "SCS-4V-8"; spec.kubernetes.version: Unsupported value: "1.30"`},
 			want: []diagnostic{{
-				Severity: "Error", Attribute: "node_pools[0].machine_type",
+				Severity: "Error", Attribute: "node_pools[0]",
 				Summary: "The SCS cluster API refused the spec: InvalidSpec",
 				Detail: `SCSCluster team1/dev: condition Rendered is False with reason InvalidSpec; attribute node_pools[0].machine_type, kubernetes.version: ` +
 					`XSCSCluster "dev-x7k2p" is invalid (2 problems): spec.nodePools[0].machineType: Unsupported value: "SCS-1V-1": supported values: "SCS-2V-4", "SCS-4V-8"; spec.kubernetes.version: Unsupported value: "1.30"` + tail,
@@ -158,7 +158,7 @@ func TestRefusalDiagnostics(t *testing.T) {
 			cond: condition{Type: "Rendered", Status: "False", Reason: "ReplacementRefused",
 				Message: "spec.nodePools[gpu].zones: the backend cannot change the zones of a pool in place"},
 			want: []diagnostic{{
-				Severity: "Error", Attribute: "node_pools[1].zones",
+				Severity: "Error", Attribute: "node_pools[1]",
 				Summary: "The SCS cluster API refused the spec: ReplacementRefused",
 				Detail:  "SCSCluster team1/dev: condition Rendered is False with reason ReplacementRefused; attribute node_pools[1].zones: spec.nodePools[gpu].zones: the backend cannot change the zones of a pool in place" + tail,
 			}},
@@ -204,3 +204,22 @@ func TestDeletionDiagnostics(t *testing.T) {
 }
 
 var _ = path.Root // path is used through attributePath's results
+
+// TestConfigPath: diagnostics point at what tofu can find in the configuration.
+func TestConfigPath(t *testing.T) {
+	for _, tc := range []struct {
+		in   path.Path
+		want string
+	}{
+		{path.Root("kubernetes").AtName("version"), "kubernetes"},
+		{path.Root("node_pools").AtListIndex(1).AtName("zones"), "node_pools[1]"},
+		{path.Root("node_pools").AtListIndex(0), "node_pools[0]"},
+		{path.Root("node_pools"), "node_pools"},
+		{path.Root("maintenance").AtName("window").AtName("begin"), "maintenance"},
+		{path.Root("name"), "name"},
+	} {
+		if got := configPath(tc.in).String(); got != tc.want {
+			t.Errorf("configPath(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
