@@ -262,6 +262,10 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	// A spec the function refuses stays refused until it changes: say so on every plan.
 	if o := observe(obj, c.composite(ctx, obj)); o.refused() {
 		for _, e := range refusalDiagnostics(o.Rendered, w, poolNames(spec)) {
+			if a, ok := e.(diag.DiagnosticWithPath); ok {
+				resp.Diagnostics.AddAttributeWarning(a.Path(), e.Summary(), e.Detail())
+				continue
+			}
 			resp.Diagnostics.AddWarning(e.Summary(), e.Detail())
 		}
 	}

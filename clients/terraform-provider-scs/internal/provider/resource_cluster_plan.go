@@ -41,8 +41,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	if req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), clusterID(ns.ValueString(), name.ValueString()))...)
-	} else if secretRefChanged(ctx, req, &resp.Diagnostics) {
-		// UseStateForUnknown planned the old Secret's kubeconfig; the update reads the new one.
+	} else if rereadKubeconfig(ctx, req, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("kubeconfig"), types.StringUnknown())...)
 	}
 	values, d := readSpecValues(ctx, req.Plan)
@@ -84,11 +83,20 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	// API server unreachable) is for the apply to report.
 }
 
-// secretRefChanged says whether an update names another connection Secret.
-func secretRefChanged(ctx context.Context, req resource.ModifyPlanRequest, diags *diag.Diagnostics) bool {
-	var prior, planned types.Object
+// rereadKubeconfig says whether an update must read the kubeconfig again rather than keep
+// the one in the state (UseStateForUnknown planned that): when the update names another
+// connection Secret, or the state has none yet (a create that timed out before the Secret
+// was written, then untainted). Only for a planned update: a plan with nothing to do stays
+// empty, even for a cluster that never gets a kubeconfig.
+func rereadKubeconfig(ctx context.Context, req resource.ModifyPlanRequest, diags *diag.Diagnostics) bool {
+	if req.Plan.Raw.Equal(req.State.Raw) {
+		return false
+	}
+	var prior types.String
+	diags.Append(req.State.GetAttribute(ctx, path.Root("kubeconfig"), &prior)...)
+	var priorRef, plannedRef types.Object
 	p := path.Root("write_connection_secret_to_ref")
-	diags.Append(req.State.GetAttribute(ctx, p, &prior)...)
-	diags.Append(req.Plan.GetAttribute(ctx, p, &planned)...)
-	return !prior.Equal(planned)
+	diags.Append(req.State.GetAttribute(ctx, p, &priorRef)...)
+	diags.Append(req.Plan.GetAttribute(ctx, p, &plannedRef)...)
+	return !priorRef.Equal(plannedRef) || (!plannedRef.IsNull() && prior.IsNull())
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -214,5 +215,54 @@ func checkState(t *testing.T, what string, plan tfsdk.Plan, state tfsdk.State, c
 		if got[p] != want {
 			t.Errorf("%s: state %s = %s, want %s", what, p, got[p], want)
 		}
+	}
+}
+
+// TestRereadKubeconfig: an update plans a new kubeconfig when the Secret changes or the
+// state has none yet, and a plan without changes stays without changes.
+func TestRereadKubeconfig(t *testing.T) {
+	ctx := context.Background()
+	ref := func(name string) types.Object {
+		if name == "" {
+			return types.ObjectNull(map[string]attr.Type{"name": types.StringType})
+		}
+		return types.ObjectValueMust(map[string]attr.Type{"name": types.StringType}, map[string]attr.Value{"name": types.StringValue(name)})
+	}
+	kubeconfig := func(kc string) types.String {
+		if kc == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(kc)
+	}
+	for _, tc := range []struct {
+		name                 string
+		priorRef, plannedRef string // empty: none
+		priorKubeconfig      string // empty: null
+		count                int64  // the planned node count; the prior is 1
+		want                 bool
+	}{
+		{"no change", "dev-kubeconfig", "dev-kubeconfig", testKubeconfig, 1, false},
+		{"no change, no kubeconfig yet", "dev-kubeconfig", "dev-kubeconfig", "", 1, false},
+		{"update keeps the kubeconfig", "dev-kubeconfig", "dev-kubeconfig", testKubeconfig, 2, false},
+		{"update after a create that timed out", "dev-kubeconfig", "dev-kubeconfig", "", 2, true},
+		{"another Secret", "dev-kubeconfig", "other", testKubeconfig, 1, true},
+		{"Secret removed", "dev-kubeconfig", "", testKubeconfig, 1, true},
+		{"no Secret", "", "", "", 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prior := plannedCluster(t, 1)
+			_ = prior.SetAttribute(ctx, path.Root("write_connection_secret_to_ref"), ref(tc.priorRef))
+			_ = prior.SetAttribute(ctx, path.Root("kubeconfig"), kubeconfig(tc.priorKubeconfig))
+			_ = prior.SetAttribute(ctx, path.Root("status"), statusValue(&unstructured.Unstructured{Object: map[string]any{}}))
+			plan := plannedCluster(t, tc.count)
+			_ = plan.SetAttribute(ctx, path.Root("write_connection_secret_to_ref"), ref(tc.plannedRef))
+			_ = plan.SetAttribute(ctx, path.Root("kubeconfig"), kubeconfig(tc.priorKubeconfig))
+			_ = plan.SetAttribute(ctx, path.Root("status"), statusValue(&unstructured.Unstructured{Object: map[string]any{}}))
+			req := resource.ModifyPlanRequest{State: tfsdk.State(prior), Plan: plan}
+			var diags diag.Diagnostics
+			if got := rereadKubeconfig(ctx, req, &diags); got != tc.want || diags.HasError() {
+				t.Errorf("rereadKubeconfig = %v (%v), want %v", got, diags, tc.want)
+			}
+		})
 	}
 }
