@@ -34,8 +34,8 @@ const (
 // control plane as a team would, with --kubeconfig and -n: render offline, create, wait
 // (while the simulated Gardener first reports a quota error, then success), get and
 // describe, kubeconfig (printed and merged), scale, upgrade (one refused before it is
-// sent), environments, delete refused by the deletion protection, and delete. It runs in
-// the legacy and the namespaced flavour; the commands are the same in both.
+// sent), environments and versions, delete refused by the deletion protection, and delete.
+// It runs in the legacy and the namespaced flavour; the commands are the same in both.
 func TestCLI(t *testing.T) {
 	needFlavour(t, flavour)
 	if flavour == flavourMigration {
@@ -108,9 +108,10 @@ func TestCLI(t *testing.T) {
 	if !pointsAt {
 		t.Errorf("the printed kubeconfig does not point at %s", url)
 	}
-	merged := filepath.Join(t.TempDir(), "config")
-	cli.run(ctx, "kubeconfig", name, "--merge", "--kubeconfig-file", merged).
-		wantStdout(t, 0, fmt.Sprintf("Context %q (%s) merged into %s; use it with: kubectl --context %s ...\n", name, url, merged, name))
+	// Relative to the working directory, as a user would name it.
+	cli.run(ctx, "kubeconfig", name, "--merge", "--kubeconfig-file", "scs.kubeconfig").
+		wantStdout(t, 0, fmt.Sprintf("Context %q (%s) merged into scs.kubeconfig; use it with: kubectl --context %s ...\n", name, url, name))
+	merged := filepath.Join(cli.home, "scs.kubeconfig")
 	mc, err := clientcmd.LoadFromFile(merged)
 	if err != nil {
 		t.Fatal(err)
