@@ -149,7 +149,9 @@ func ConditionOf(u *unstructured.Unstructured, t string) ObservedCondition {
 	if u == nil {
 		return ObservedCondition{}
 	}
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	// Read in place: NestedSlice would deep-copy every condition to look at one.
+	raw, _, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "conditions")
+	conds, _ := raw.([]any)
 	for _, c := range conds {
 		c, ok := c.(map[string]any)
 		if !ok || c["type"] != t {
