@@ -38,7 +38,7 @@ func TestManifestIsTheJSONForm(t *testing.T) {
 		func(i *int64, c randfill.Continue) { *i = c.Int63n(1 << 40) },
 		func(fv *metav1.FieldsV1, c randfill.Continue) {
 			if c.Bool() {
-				fv.Raw = []byte(`{"f:spec":{}}`)
+				fv.SetRawBytes([]byte(`{"f:spec":{}}`))
 			}
 		},
 	)

@@ -261,34 +261,47 @@ func (d decoder) decode(src any, v reflect.Value) error {
 
 func (d decoder) decodeStruct(m map[string]any, v reflect.Value, di *decodeInfo) error {
 	for k, e := range m {
-		f, ok := di.fields[k]
-		if !ok {
-			if d.strict || !isASCII(k) || di.folded[strings.ToLower(k)] {
-				return errFallback
-			}
+		fv, err := d.field(v, di, k)
+		if err != nil {
+			return err
+		}
+		if !fv.IsValid() {
 			continue
-		}
-		fv := v
-		for i, x := range f.index {
-			if i > 0 && fv.Kind() == reflect.Pointer {
-				if fv.IsNil() {
-					if !fv.CanSet() {
-						return errFallback
-					}
-					fv.Set(reflect.New(fv.Type().Elem()))
-				}
-				fv = fv.Elem()
-			}
-			fv = fv.Field(x)
-		}
-		if !fv.CanSet() {
-			return errFallback
 		}
 		if err := d.decode(e, fv); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// field is the field of struct v that key k sets, allocating embedded pointers on the
+// way; the zero Value for a key encoding/json ignores.
+func (d decoder) field(v reflect.Value, di *decodeInfo, k string) (reflect.Value, error) {
+	f, ok := di.fields[k]
+	if !ok {
+		if d.strict || !isASCII(k) || di.folded[strings.ToLower(k)] {
+			return reflect.Value{}, errFallback
+		}
+		return reflect.Value{}, nil
+	}
+	fv := v
+	for i, x := range f.index {
+		if i > 0 && fv.Kind() == reflect.Pointer {
+			if fv.IsNil() {
+				if !fv.CanSet() {
+					return reflect.Value{}, errFallback
+				}
+				fv.Set(reflect.New(fv.Type().Elem()))
+			}
+			fv = fv.Elem()
+		}
+		fv = fv.Field(x)
+	}
+	if !fv.CanSet() {
+		return reflect.Value{}, errFallback
+	}
+	return fv, nil
 }
 
 // decodeSelf hands a type that decodes itself its JSON, as encoding/json does; errors are

@@ -154,7 +154,7 @@ func filler(seed int64) *randfill.Filler {
 		func(i *int64, c randfill.Continue) { *i = c.Int63n(1 << 40) },
 		func(f *metav1.FieldsV1, c randfill.Continue) {
 			if c.Bool() {
-				f.Raw = []byte(`{"f:spec":{}}`)
+				f.SetRawBytes([]byte(`{"f:spec":{}}`))
 			}
 		},
 		func(j *apiextensionsv1.JSON, c randfill.Continue) {

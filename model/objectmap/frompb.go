@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"reflect"
-	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
 )
@@ -147,28 +146,12 @@ func (d decoder) decodePBStruct(s *structpb.Struct, v reflect.Value, di *decodeI
 		return errFallback
 	}
 	for k, e := range s.GetFields() {
-		f, ok := di.fields[k]
-		if !ok {
-			if d.strict || !isASCII(k) || di.folded[strings.ToLower(k)] {
-				return errFallback
-			}
+		fv, err := d.field(v, di, k)
+		if err != nil {
+			return err
+		}
+		if !fv.IsValid() {
 			continue
-		}
-		fv := v
-		for i, x := range f.index {
-			if i > 0 && fv.Kind() == reflect.Pointer {
-				if fv.IsNil() {
-					if !fv.CanSet() {
-						return errFallback
-					}
-					fv.Set(reflect.New(fv.Type().Elem()))
-				}
-				fv = fv.Elem()
-			}
-			fv = fv.Field(x)
-		}
-		if !fv.CanSet() {
-			return errFallback
 		}
 		if err := d.decodePB(e, fv); err != nil {
 			return err
