@@ -291,12 +291,15 @@ func (r *run) checks(ctx context.Context) {
 		}
 	}
 
-	if probing {
+	switch {
+	case probing && ctx.Err() != nil:
+		r.skip(offersID, offersDesc, "not run: the run was interrupted before a cluster could report status.offered")
+	case probing:
 		r.out.Results = append(r.out.Results, Result{ID: offersID, Description: offersDesc, Verdict: Failed,
 			Message: fmt.Sprintf("%v, and no cluster became Ready to report status.offered", discoverErr)})
 	}
 
-	scaleDesc := "a node pool is scaled from 1 to 2 nodes and the backend takes the new size"
+	scaleDesc := "a node pool's lower bound is raised from 1 to 2 nodes and the backend reports the new bounds"
 	if first := r.firstReady(); first == "" {
 		r.skip("scale-pool", scaleDesc, "no cluster became Ready")
 	} else {
@@ -414,16 +417,22 @@ func (r *run) discover(ctx context.Context) (Offer, error) {
 	return Offer{}, fmt.Errorf("environment %s: %s, and no SCSCluster of namespace %s in it reports status.offered; create one cluster in it, or ask the platform team for read access to EnvironmentConfigs", o.Environment, why, o.Namespace)
 }
 
-// spec is a small cluster: one pool of one node, no protection.
+// spec is a small cluster without protection: one pool that the autoscaler keeps at one
+// node and may grow to three, or to one per offered zone where there are more (Gardener
+// wants room for a node in each zone of a pool).
 func (r *run) spec(minor, machine string) map[string]any {
 	return map[string]any{
 		"environment":        r.kit.Options.Environment,
 		"purpose":            "evaluation",
 		"deletionProtection": false,
 		"kubernetes":         map[string]any{"version": minor},
-		"nodePools":          []any{map[string]any{"name": pool, "machineType": machine, "count": int64(1)}},
+		"nodePools": []any{map[string]any{"name": pool, "machineType": machine,
+			"autoscaling": map[string]any{"min": int64(1), "max": int64(r.poolMax())}}},
 	}
 }
+
+// poolMax is the upper bound of the kit's pools.
+func (r *run) poolMax() int { return max(3, len(r.out.Offered.Zones)) }
 
 // createReady creates a cluster and waits until it is Ready.
 func (r *run) createReady(ctx context.Context, name, minor, machine string) (string, bool, error) {
@@ -442,6 +451,9 @@ func (r *run) createReady(ctx context.Context, name, minor, machine string) (str
 	}
 	r.kit.created = append(r.kit.created, name)
 	if _, err := r.waitCluster(ctx, name, "Ready", func(c *unstructured.Unstructured) error {
+		if s := stalled(c); s != "" {
+			return &refusal{fmt.Sprintf("SCSCluster %s will not become Ready: %s", name, s)}
+		}
 		if s := conditionOf(c, "Ready"); s.Status != "True" {
 			return fmt.Errorf("Ready is %s; phase %s, BackendReady %s", s, orNone(str(c, "status", "phase")), conditionOf(c, kaasv1alpha1.ConditionBackendReady))
 		}
@@ -449,7 +461,7 @@ func (r *run) createReady(ctx context.Context, name, minor, machine string) (str
 	}); err != nil {
 		return "", false, err
 	}
-	return fmt.Sprintf("SCSCluster %s (Kubernetes %s, pool %s of 1 %s) Ready after %s", name, minor, pool, machine, o.Now().Sub(start).Round(time.Second)), false, nil
+	return fmt.Sprintf("SCSCluster %s (Kubernetes %s, pool %s of 1 to %d %s) Ready after %s", name, minor, pool, r.poolMax(), machine, o.Now().Sub(start).Round(time.Second)), false, nil
 }
 
 // answersMinor reads the delivered kubeconfig and asks the cluster for its version.
@@ -542,20 +554,29 @@ func (r *run) zones(ctx context.Context, kubeconfig []byte, offered []string) (s
 	return fmt.Sprintf("%d nodes, each labelled %s, in zones %s", len(nodes), ZoneLabel, strings.Join(zs, ", ")), false, nil
 }
 
-// scale sets the pool's count from 1 to 2 and waits until the backend reports it.
+// scale raises the pool's lower bound from 1 to 2 and waits until the backend reports it.
 func (r *run) scale(ctx context.Context, name string) (string, bool, error) {
 	start := r.kit.Options.Now()
+	c, err := r.clusters().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", false, fmt.Errorf("reading %s: %s", name, reasonOf(err))
+	}
+	pools, _, _ := unstructured.NestedSlice(c.Object, "spec", "nodePools")
+	if len(pools) == 0 {
+		return "", false, fmt.Errorf("%s has no node pool", name)
+	}
+	upper := fmt.Sprint(pools[0].(map[string]any)["autoscaling"].(map[string]any)["max"])
 	patch, _ := json.Marshal([]map[string]any{
 		{"op": "test", "path": "/spec/nodePools/0/name", "value": pool},
-		{"op": "replace", "path": "/spec/nodePools/0/count", "value": 2},
+		{"op": "replace", "path": "/spec/nodePools/0/autoscaling/min", "value": 2},
 	})
 	if _, err := r.clusters().Patch(ctx, name, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-scs-conformance"}); err != nil {
 		return "", false, fmt.Errorf("scaling pool %s of %s: %s", pool, name, reasonOf(err))
 	}
-	if _, err := r.waitCluster(ctx, name, "pool "+pool+" at 2 nodes and Ready", func(c *unstructured.Unstructured) error {
-		size := poolSize(c, pool)
-		if size != "2" {
-			return fmt.Errorf("status.nodePools reports pool %s at %s", pool, orNone(size))
+	want := "2-" + upper
+	if _, err := r.waitCluster(ctx, name, "pool "+pool+" at "+want+" nodes and Ready", func(c *unstructured.Unstructured) error {
+		if got := poolBounds(c, pool); got != want {
+			return fmt.Errorf("status.nodePools reports pool %s at %s nodes", pool, orNone(got))
 		}
 		if s := conditionOf(c, "Ready"); s.Status != "True" {
 			return fmt.Errorf("Ready is %s", s)
@@ -564,25 +585,18 @@ func (r *run) scale(ctx context.Context, name string) (string, bool, error) {
 	}); err != nil {
 		return "", false, err
 	}
-	return fmt.Sprintf("pool %s of %s scaled from 1 to 2 nodes; status.nodePools reports 2 and the cluster is Ready after %s", pool, name, r.kit.Options.Now().Sub(start).Round(time.Second)), false, nil
+	return fmt.Sprintf("pool %s of %s scaled from 1-%s to %s nodes; status.nodePools reports the new bounds and the cluster is Ready after %s",
+		pool, name, upper, want, r.kit.Options.Now().Sub(start).Round(time.Second)), false, nil
 }
 
-// poolSize is a pool's size as status.nodePools reports it: min and max when equal,
-// else replicas.
-func poolSize(c *unstructured.Unstructured, name string) string {
+// poolBounds is a pool's bounds as status.nodePools reports them from the backend: "min-max".
+func poolBounds(c *unstructured.Unstructured, name string) string {
 	pools, _, _ := unstructured.NestedSlice(c.Object, "status", "nodePools")
 	for _, p := range pools {
 		m, _ := p.(map[string]any)
-		if m["name"] != name {
-			continue
+		if m["name"] == name && m["min"] != nil && m["max"] != nil {
+			return fmt.Sprintf("%v-%v", m["min"], m["max"])
 		}
-		if m["min"] != nil && fmt.Sprint(m["min"]) == fmt.Sprint(m["max"]) {
-			return fmt.Sprint(m["min"])
-		}
-		if m["replicas"] != nil {
-			return fmt.Sprint(m["replicas"])
-		}
-		return fmt.Sprintf("min %v max %v", m["min"], m["max"])
 	}
 	return ""
 }
@@ -755,6 +769,10 @@ func (r *run) waitCluster(ctx context.Context, name, what string, cond func(*uns
 			return false, nil
 		}
 		if err := cond(c); err != nil {
+			var stop *refusal
+			if errors.As(err, &stop) {
+				return false, err
+			}
 			if err.Error() != last {
 				r.logf("%s: waiting for %s: %v", name, what, err)
 			}

@@ -36,6 +36,8 @@ type provider struct {
 	mu sync.Mutex
 	// never: clusters never become Ready.
 	never bool
+	// stalls: the function refuses every cluster's spec (Stalled, Rendered False).
+	stalls bool
 	// acceptDowngrade: the API server takes a downgrade.
 	acceptDowngrade bool
 	// refuseWithout: the refusal names no field.
@@ -91,13 +93,21 @@ func newProvider(t *testing.T, objs ...runtime.Object) *provider {
 		obj := o.(*unstructured.Unstructured).DeepCopy()
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		if !p.never {
+		if p.stalls {
+			obj.Object["status"] = map[string]any{"conditions": []any{
+				map[string]any{"type": "Ready", "status": "False", "reason": "Creating"},
+				map[string]any{"type": "Stalled", "status": "True", "reason": "InvalidSpec", "observedGeneration": obj.GetGeneration(),
+					"message": "spec.nodePools[0].autoscaling.max: Invalid value: 3: Gardener needs at least one node per zone"},
+			}}
+		}
+		if !p.never && !p.stalls {
 			version := str(obj, "spec", "kubernetes", "version")
 			pools, _, _ := unstructured.NestedSlice(obj.Object, "spec", "nodePools")
 			var status []any
 			for _, pl := range pools {
 				m := pl.(map[string]any)
-				status = append(status, map[string]any{"name": m["name"], "min": m["count"], "max": m["count"]})
+				as := m["autoscaling"].(map[string]any)
+				status = append(status, map[string]any{"name": m["name"], "min": as["min"], "max": as["max"]})
 			}
 			obj.Object["status"] = map[string]any{
 				"phase":      "Ready",
@@ -353,6 +363,8 @@ func TestRunFails(t *testing.T) {
 			"refused-change", "refused without naming spec.kubernetes.version"},
 		{"never Ready", func(p *provider) { p.never = true }, []string{"1.34"},
 			"create-ready-1.34", "not Ready within 2s: Ready is not reported"},
+		{"refused by the function", func(p *provider) { p.stalls = true }, []string{"1.34"},
+			"create-ready-1.34", "conformance-t1-1-34 will not become Ready: Stalled True/InvalidSpec (spec.nodePools[0].autoscaling.max: Invalid value: 3"},
 		{"a minor not offered", func(*provider) {}, []string{"1.36"},
 			"environment-offers", "minors 1.36 are not offered (offered: 1.33, 1.34, 1.35)"},
 	} {

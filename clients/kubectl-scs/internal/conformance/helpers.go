@@ -78,7 +78,10 @@ func stringList(obj *unstructured.Unstructured, path ...string) []string {
 }
 
 // condition is one status condition, as messages show it.
-type condition struct{ Status, Reason, Message string }
+type condition struct {
+	Status, Reason, Message string
+	ObservedGeneration      int64
+}
 
 func (c condition) String() string {
 	if c.Status == "" {
@@ -102,7 +105,8 @@ func conditionOf(obj *unstructured.Unstructured, typ string) condition {
 			s, _ := m["status"].(string)
 			r, _ := m["reason"].(string)
 			msg, _ := m["message"].(string)
-			return condition{Status: s, Reason: r, Message: msg}
+			g, _ := m["observedGeneration"].(int64)
+			return condition{Status: s, Reason: r, Message: msg, ObservedGeneration: g}
 		}
 	}
 	return condition{}
@@ -150,3 +154,18 @@ func orAny(l []string) string {
 	}
 	return strings.Join(l, ", ")
 }
+
+// stalled says why a cluster will not progress: Stalled True about its current generation,
+// when the function refuses its spec. An older Stalled condition may be fixed already.
+func stalled(obj *unstructured.Unstructured) string {
+	s := conditionOf(obj, "Stalled")
+	if s.Status != "True" || s.ObservedGeneration == 0 || s.ObservedGeneration != obj.GetGeneration() {
+		return ""
+	}
+	return "Stalled " + s.String()
+}
+
+// refusal ends a wait at once: the cluster will not get there without a change.
+type refusal struct{ msg string }
+
+func (e *refusal) Error() string { return e.msg }

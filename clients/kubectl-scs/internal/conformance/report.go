@@ -13,8 +13,12 @@ import (
 type Verdict string
 
 const (
-	Passed  Verdict = "passed"
-	Failed  Verdict = "failed"
+	// Passed means the check saw what the standard requires.
+	Passed Verdict = "passed"
+	// Failed means the check saw something else, or could not run for an error of the environment.
+	Failed Verdict = "failed"
+	// Skipped means the check does not apply (no zones offered, no minor to upgrade to) or was
+	// not reached (an interrupt); the message says which.
 	Skipped Verdict = "skipped"
 )
 
