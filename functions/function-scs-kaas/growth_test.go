@@ -120,6 +120,7 @@ func BenchmarkGrowth(b *testing.B) {
 				size := proto.Size(mustRender(b, req))
 				fn := NewFunction(logging.NewNopLogger())
 				b.ReportAllocs()
+				start := cpuTime()
 				for b.Loop() {
 					in := &fnv1.RunFunctionRequest{}
 					if err := proto.Unmarshal(raw, in); err != nil {
@@ -133,6 +134,7 @@ func BenchmarkGrowth(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				reportCPU(b, start)
 				b.ReportMetric(float64(len(raw)), "req-B")
 				b.ReportMetric(float64(size), "rsp-B")
 			})
