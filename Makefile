@@ -21,7 +21,8 @@ FUNCTION := $(BIN)/function-scs-kaas
 # Go modules of this repository. The root module is the product; the others hold tools and
 # tests whose dependencies must not reach the product.
 MODULES := . hack/xrdgen hack/shootcrd hack/imagetar test/gardener test/e2e \
-	providers/provider-gardener-kubeconfig providers/provider-gardener-kubeconfig/hack/generate
+	providers/provider-gardener-kubeconfig providers/provider-gardener-kubeconfig/hack/generate \
+	clients/kubectl-scs clients/terraform-provider-scs
 
 
 .PHONY: help
@@ -47,9 +48,9 @@ generate: ## Regenerate both flavours' XRDs from the Go types in apis/, and docs
 ##@ Check
 
 .PHONY: lint
-lint: ## gofmt and go vet on every module.
+lint: tools-golangci-lint ## gofmt, go vet and the linters of .golangci.yml on every module.
 	@bad=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
-	@for m in $(MODULES); do echo "go vet ($$m)"; (cd $$m && go vet ./...); done
+	@for m in $(MODULES); do echo "golangci-lint ($$m)"; (cd $$m && $(GOLANGCI_LINT) run --config=$(CURDIR)/.golangci.yml ./...); done
 
 .PHONY: unit
 unit: ## Unit tests of the product module (fast, no tools needed).

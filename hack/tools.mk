@@ -31,10 +31,16 @@ endif
 ifndef SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK
 SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK := $(shell $(TOOLS_BUILD) --dir cluster-api-provider-openstack)
 endif
+ifndef SCS_KAAS_TOOL_GOLANGCI_LINT
+SCS_KAAS_TOOL_GOLANGCI_LINT := $(shell $(TOOLS_BUILD) --dir golangci-lint)
+endif
+ifndef SCS_KAAS_TOOL_OPENTOFU
+SCS_KAAS_TOOL_OPENTOFU := $(shell $(TOOLS_BUILD) --dir opentofu)
+endif
 # The control plane package (test/e2e/controlplane) reads these.
 export SCS_KAAS_TOOL_KUBERNETES SCS_KAAS_TOOL_ETCD SCS_KAAS_TOOL_CROSSPLANE \
 	SCS_KAAS_TOOL_CROSSPLANE_CLI SCS_KAAS_TOOL_PROVIDER_KUBERNETES SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING \
-	SCS_KAAS_TOOL_CLUSTER_API SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK
+	SCS_KAAS_TOOL_CLUSTER_API SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK SCS_KAAS_TOOL_OPENTOFU
 
 KUBECTL := $(SCS_KAAS_TOOL_KUBERNETES)/kubectl
 KUBE_APISERVER := $(SCS_KAAS_TOOL_KUBERNETES)/kube-apiserver
@@ -51,9 +57,13 @@ PROVIDER_KUBERNETES_CRDS := $(SCS_KAAS_TOOL_PROVIDER_KUBERNETES)/crds
 CLUSTER_API_CRDS := $(SCS_KAAS_TOOL_CLUSTER_API)/crds
 CLUSTER_API_WEBHOOKS := $(SCS_KAAS_TOOL_CLUSTER_API)/webhooks
 CLUSTER_API_PROVIDER_OPENSTACK_CRDS := $(SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK)/crds
+# OpenTofu's CLI, for the Terraform provider's acceptance tests (test/e2e/terraform_test.go).
+TOFU := $(SCS_KAAS_TOOL_OPENTOFU)/tofu
+# The linters of make lint (.golangci.yml).
+GOLANGCI_LINT := $(SCS_KAAS_TOOL_GOLANGCI_LINT)/golangci-lint
 
 .PHONY: tools-all tools-list tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
-	tools-cluster-api tools-cluster-api-provider-openstack tools-controlplane
+	tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-controlplane
 
 # Build every pinned tool (first run 30-50 min on 2 cores, then a no-op). Named
 # tools-all so that it does not clash with a top-level `tools` target.
@@ -64,7 +74,7 @@ tools-list: ## List the pinned tools.
 	@$(TOOLS_BUILD) --list
 
 tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
-tools-cluster-api tools-cluster-api-provider-openstack:
+tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint:
 	@$(TOOLS_BUILD) $(patsubst tools-%,%,$@) >/dev/null
 
 tools-controlplane: ## What the local control plane needs (not the CLI).

@@ -6,9 +6,6 @@ import (
 	"testing"
 )
 
-// committedXRD is the legacy flavour's XRD, which the admission test checks.
-var committedXRD = Files[Legacy]
-
 // TestCommittedXRDsAreCurrent fails when the Go types changed but an XRD was not
 // regenerated.
 func TestCommittedXRDsAreCurrent(t *testing.T) {

@@ -48,9 +48,6 @@ func waitObject(ctx context.Context, t *testing.T, ri dynamic.ResourceInterface,
 	return obj
 }
 
-// exists is a waitObject condition that holds for any object.
-func exists(*unstructured.Unstructured) error { return nil }
-
 // waitRendered is waitObject for an object a claim renders: while it is missing, the
 // error says what the claim reports, since the function may have refused the spec.
 func waitRendered(ctx context.Context, t *testing.T, ri dynamic.ResourceInterface, claim, name, what string) *unstructured.Unstructured {

@@ -3,7 +3,6 @@ package gardener
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -226,7 +225,7 @@ func readObjects(t *testing.T, path string) []map[string]any {
 		}
 	}
 	if len(out) == 0 {
-		t.Fatal(fmt.Sprintf("%s holds no object", path))
+		t.Fatalf("%s holds no object", path)
 	}
 	return out
 }

@@ -33,12 +33,12 @@ var ShootGVR = schema.GroupVersionResource{Group: "core.gardener.cloud", Version
 type State string
 
 const (
-	// Healthy: the last operation succeeded on the current generation and the four health
+	// Healthy means the last operation succeeded on the current generation and the four health
 	// checks the function reads pass; the API server has an external address.
 	Healthy State = "healthy"
-	// Progressing: Gardener is still creating (or reconciling) the Shoot.
+	// Progressing means Gardener is still creating (or reconciling) the Shoot.
 	Progressing State = "progressing"
-	// QuotaExceeded: creating the infrastructure failed because the cloud project is out of
+	// QuotaExceeded means creating the infrastructure failed because the cloud project is out of
 	// floating IPs; Gardener classifies that as ERR_INFRA_QUOTA_EXCEEDED.
 	QuotaExceeded State = "quota-exceeded"
 )

@@ -130,7 +130,7 @@ func start(t *testing.T, kubeDir, etcdDir string) *world {
 	if w.kube, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
 		t.Fatal(err)
 	}
-	w.apiURL, w.servingCA = cfg.Host, w.env.ControlPlane.APIServer.SecureServing.CA
+	w.apiURL, w.servingCA = cfg.Host, w.env.ControlPlane.APIServer.CA
 	w.adminKC = w.writeKubeconfig("admin", w.userKubeconfig("admin", []string{"system:masters"}, w.apiURL, w.servingCA))
 	return w
 }
