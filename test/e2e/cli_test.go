@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
@@ -91,7 +92,18 @@ func TestCLI(t *testing.T) {
 	w.finish(t).wantStdout(t, 0, "scscluster.kaas.scs.community/cli condition met\n")
 	measure(t, "simulated Gardener success -> kubectl-scs wait returns", start)
 
-	cli.run(ctx, "get", name, "-o", "wide").want(t, 0, "gardener-regionone", "Ready", url, native)
+	got := cli.run(ctx, "get", name, "-o", "wide")
+	got.want(t, 0, "gardener-regionone", "Ready", url, native)
+	// The columns of kubectl get, as the API server computes them for the flavour's CRD.
+	kubectl := exec.CommandContext(ctx, env.Tools().Kubectl(), "get", "scsclusters.kaas.scs.community", name, "-o", "wide",
+		"-n", claimNamespace, "--kubeconfig", cp.Kubeconfig)
+	want, err := kubectl.Output()
+	if err != nil {
+		t.Fatalf("kubectl get scsclusters: %v", err)
+	}
+	if diff := cmp.Diff(withoutAge(string(want)), withoutAge(got.stdout)); diff != "" {
+		t.Errorf("kubectl-scs get -o wide differs from kubectl get (-kubectl +kubectl-scs):\n%s", diff)
+	}
 	cli.run(ctx, "describe", name).want(t, 0, "BackendReady", "Healthy", "Shoot "+gardenNamespace+"/"+native, "Composed resources:")
 
 	// The kubeconfig, printed (never logged) and merged into a file of its own.
@@ -181,6 +193,20 @@ func TestCLI(t *testing.T) {
 	measure(t, "kubectl-scs delete --wait -> SCSCluster gone", start)
 	waitFor(ctx, t, deadline, "Shoot "+native+" deleted", gone(shoots(), native))
 	cli.run(ctx, "get", name).want(t, cliExitError, "SCSCluster team1/cli not found")
+}
+
+// withoutAge is a table's lines as their cells, without the last one, AGE, which differs
+// between two calls a second apart.
+func withoutAge(table string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(table), "\n") {
+		cells := strings.Fields(line)
+		if len(cells) > 0 {
+			cells = cells[:len(cells)-1]
+		}
+		out = append(out, strings.Join(cells, " "))
+	}
+	return out
 }
 
 // shootObjectDeletes is a waitFor condition: the provider-kubernetes Object around the
