@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
@@ -46,6 +47,9 @@ type client struct {
 	dryRunOnPlan bool
 	// poll is the interval of the waits.
 	poll time.Duration
+	// nudgeEvery is the least time between two reconcile requests (nudge); default
+	// circuitHalfOpen.
+	nudgeEvery time.Duration
 }
 
 func (c *client) clusters(namespace string) dynamic.ResourceInterface {
@@ -99,13 +103,14 @@ func (c *client) composite(ctx context.Context, obj *unstructured.Unstructured) 
 }
 
 // observeCluster reads an SCSCluster and what Crossplane made of it; obj is nil when it
-// does not exist.
-func (c *client) observeCluster(ctx context.Context, namespace, name string) (*unstructured.Unstructured, observation, error) {
-	obj, err := c.get(ctx, namespace, name)
+// does not exist. xr is the composite of a legacy claim, where it can be read.
+func (c *client) observeCluster(ctx context.Context, namespace, name string) (obj, xr *unstructured.Unstructured, o observation, err error) {
+	obj, err = c.get(ctx, namespace, name)
 	if err != nil || obj == nil {
-		return obj, observation{}, err
+		return obj, nil, observation{}, err
 	}
-	return obj, observe(obj, c.composite(ctx, obj)), nil
+	xr = c.composite(ctx, obj)
+	return obj, xr, observe(obj, xr), nil
 }
 
 // waitError is a wait that ended without the cluster getting where it should.
@@ -136,8 +141,9 @@ func (c *client) waitUntil(ctx context.Context, namespace, name string, timeout 
 	defer cancel()
 	var last *unstructured.Unstructured
 	var lastObs observation
+	var lastNudge time.Time
 	for {
-		obj, o, err := c.observeCluster(ctx, namespace, name)
+		obj, xr, o, err := c.observeCluster(ctx, namespace, name)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			// A failing request is retried until the deadline: API servers restart.
@@ -153,6 +159,10 @@ func (c *client) waitUntil(ctx context.Context, namespace, name string, timeout 
 				return obj, &waitError{Refused: true, Last: o, What: what, After: time.Since(start)}
 			case o.failed():
 				return obj, &waitError{Failed: true, Last: o, What: what, After: time.Since(start)}
+			case !o.Current && time.Since(lastNudge) >= c.nudgeInterval():
+				if c.nudge(ctx, obj, xr) {
+					lastNudge = time.Now()
+				}
 			}
 		}
 		select {
@@ -161,6 +171,37 @@ func (c *client) waitUntil(ctx context.Context, namespace, name string, timeout 
 		case <-time.After(c.interval(time.Since(start))):
 		}
 	}
+}
+
+// circuitHalfOpen is how often Crossplane lets a watch event through to a composite
+// resource whose circuit breaker is open (condition Responsive False, WatchCircuitOpen).
+const circuitHalfOpen = 30 * time.Second
+
+func (c *client) nudgeInterval() time.Duration {
+	if c.nudgeEvery > 0 {
+		return c.nudgeEvery
+	}
+	return circuitHalfOpen
+}
+
+// nudge asks Crossplane to reconcile a composite resource whose circuit breaker is open.
+// While open, the breaker drops the watch events of the composite, the one of the change
+// just applied among them, and Crossplane does not reconcile it again on its own: the wait
+// would run out with the change never looked at (seen in the end-to-end test after a burst
+// of changes). The reconcile-requested-at annotation is Crossplane's way to ask for a
+// reconcile; its event passes once the breaker's half-open interval has passed. It returns
+// whether it annotated (false when no breaker is open or the patch is not allowed).
+func (c *client) nudge(ctx context.Context, obj, xr *unstructured.Unstructured) bool {
+	target, gvr := obj, clusterGVR
+	if xr != nil && circuitOpen(xr) {
+		target, gvr = xr, compositeGVR
+	} else if !circuitOpen(obj) {
+		return false
+	}
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, annotationReconcileRequestedAt, time.Now().UTC().Format(time.RFC3339Nano))
+	ri := c.dyn.Resource(gvr).Namespace(target.GetNamespace())
+	_, err := ri.Patch(ctx, target.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+	return err == nil
 }
 
 // waitGone polls until an SCSCluster no longer exists.

@@ -14,11 +14,23 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
-// Crossplane's own condition types.
+// Crossplane's own condition types, reasons and annotations.
 const (
 	conditionReady  = "Ready"
 	conditionSynced = "Synced"
+	// conditionResponsive is False with reasonWatchCircuitOpen while Crossplane's circuit
+	// breaker drops the composite resource's watch events.
+	conditionResponsive    = "Responsive"
+	reasonWatchCircuitOpen = "WatchCircuitOpen"
+	// annotationReconcileRequestedAt asks Crossplane to reconcile the resource now.
+	annotationReconcileRequestedAt = "crossplane.io/reconcile-requested-at"
 )
+
+// circuitOpen says whether Crossplane's circuit breaker drops obj's watch events.
+func circuitOpen(obj *unstructured.Unstructured) bool {
+	c := conditionOf(obj, conditionResponsive)
+	return c.Status == "False" && c.Reason == reasonWatchCircuitOpen
+}
 
 var conditionAttrTypes = map[string]attr.Type{
 	"type": types.StringType, "status": types.StringType, "reason": types.StringType, "message": types.StringType,
