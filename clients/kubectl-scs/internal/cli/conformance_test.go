@@ -62,11 +62,11 @@ func playProvider(h *harness) {
 			return true, nil, err
 		}
 		obj := o.(*unstructured.Unstructured).DeepCopy()
-		count, _, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "nodePools")
-		n := count.([]any)[0].(map[string]any)["count"]
+		pools, _, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "nodePools")
+		bounds := pools.([]any)[0].(map[string]any)["autoscaling"].(map[string]any)
 		obj.Object["status"] = map[string]any{
 			"kubernetes": map[string]any{"version": str(obj, "spec", "kubernetes", "version")},
-			"nodePools":  []any{map[string]any{"name": "default", "min": n, "max": n}},
+			"nodePools":  []any{map[string]any{"name": "default", "min": bounds["min"], "max": bounds["max"]}},
 			"conditions": []any{map[string]any{"type": "Ready", "status": "True"}},
 		}
 		return true, obj, nil
