@@ -33,7 +33,7 @@ func ToUnstructured(obj any) (map[string]any, error) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
 		if t := typeOf(v.Elem().Type()); !t.custom {
-			out := make(map[string]any, len(t.fields))
+			out := make(map[string]any, setFields(t, v.Elem()))
 			err := encodeStruct(t, v.Elem(), out)
 			if err == nil {
 				return out, nil
@@ -202,7 +202,7 @@ func encode(ti *typeInfo, v reflect.Value) (any, error) {
 		e := v.Elem()
 		return encode(typeOf(e.Type()), e)
 	case reflect.Struct:
-		out := make(map[string]any, len(ti.fields))
+		out := make(map[string]any, setFields(ti, v))
 		if err := encodeStruct(ti, v, out); err != nil {
 			return nil, err
 		}
@@ -265,6 +265,25 @@ func encodeInline(ti *typeInfo, v reflect.Value, out map[string]any) error {
 		return errFallback
 	}
 	return encodeStruct(ti, v, out)
+}
+
+// setFields counts the fields of struct v that encodeStruct sets, those inlined aside: the
+// size of its map. API types have many optional fields, and a map made for all of them
+// was most of the bytes a Cluster with many pools allocated.
+func setFields(ti *typeInfo, v reflect.Value) int {
+	n := 0
+	for i := range ti.fields {
+		f := &ti.fields[i]
+		if f.skip || f.inline {
+			continue
+		}
+		fv := v.Field(f.index)
+		if f.omitempty && isEmpty(fv) || f.omitzero != nil && f.omitzero(fv) {
+			continue
+		}
+		n++
+	}
+	return n
 }
 
 // isEmpty is the converter's omitempty test.

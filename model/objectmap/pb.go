@@ -16,7 +16,7 @@ func ToStruct(obj any) (*structpb.Struct, error) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
 		if ti := typeOf(v.Elem().Type()); !ti.custom {
-			out := &structpb.Struct{Fields: make(map[string]*structpb.Value, len(ti.fields))}
+			out := &structpb.Struct{Fields: make(map[string]*structpb.Value, setFields(ti, v.Elem()))}
 			if pbStruct(ti, v.Elem(), out.Fields) {
 				return out, nil
 			}
@@ -118,7 +118,7 @@ func pbValue(ti *typeInfo, v reflect.Value) (*structpb.Value, bool) {
 		e := v.Elem()
 		return pbValue(typeOf(e.Type()), e)
 	case reflect.Struct:
-		fields := make(map[string]*structpb.Value, len(ti.fields))
+		fields := make(map[string]*structpb.Value, setFields(ti, v))
 		if !pbStruct(ti, v, fields) {
 			return nil, false
 		}
