@@ -31,6 +31,7 @@ type pidRecord struct {
 // process is one child we started in this Go process.
 type process struct {
 	rec  pidRecord
+	env  []string // added to ours, for RestartProcess
 	cmd  *exec.Cmd
 	done chan struct{} // closed once the child was reaped
 	err  error         // exit status, valid after done
@@ -101,6 +102,7 @@ func (e *Env) startProcess(name, bin string, args, env []string) (*process, erro
 	seq := e.seq
 	e.mu.Unlock()
 	p := &process{
+		env:  env,
 		cmd:  cmd,
 		done: make(chan struct{}),
 		rec: pidRecord{
