@@ -39,6 +39,18 @@ build: ## Build the function binary into _output/bin.
 package: ## Build the Configuration, Function and Provider packages (.xpkg) into _output/packages.
 	hack/package.sh
 
+# kubectl-scs release binaries, one per platform, named as krew and release pages expect.
+CLI_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+
+.PHONY: cli
+cli: ## Build kubectl-scs release binaries (linux, darwin; amd64, arm64) into _output/cli (docs/cli.md).
+	@for p in $(CLI_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; \
+		echo "kubectl-scs for $$os/$$arch: $(OUTPUT)/cli/kubectl-scs-$$os-$$arch"; \
+		(cd clients/kubectl-scs && CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch \
+			go build -trimpath -ldflags='-s -w' -o $(OUTPUT)/cli/kubectl-scs-$$os-$$arch .) || exit 1; \
+	done
+
 .PHONY: generate
 generate: ## Regenerate both flavours' XRDs from the Go types in apis/, and docs/capabilities.md from the backends' declarations.
 	cd hack/xrdgen && go build -o $(BIN)/xrdgen .
@@ -130,6 +142,10 @@ e2e: tools-controlplane python-deps ## End-to-end tests on live local control pl
 	cd test/e2e && $(E2E_GO_TEST) -skip '^Test(Namespaced|Migration)' . ./controlplane/
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^TestNamespaced' .
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=migration $(E2E_GO_TEST) -run '^TestMigration' .
+
+.PHONY: faults
+faults: tools-controlplane ## Every fault case on a live control plane, the slow ones included (docs/reliability.md); make e2e runs the quick ones.
+	cd test/e2e && SCS_KAAS_E2E_FAULTS=all $(E2E_GO_TEST) -run '^TestFaults$$' .
 
 # The distribution's python3 with the kubernetes and yaml packages, for the SCS compliance
 # suite's plugin (contrib/scs-compliance-plugin) and its end-to-end test.
