@@ -8,6 +8,7 @@ go 1.26.0
 require (
 	github.com/crossplane/crossplane/apis/v2 v2.3.1
 	github.com/google/go-cmp v0.7.0
+	github.com/yuin/goldmark v1.7.17
 	github.com/yuin/gopher-lua v1.1.1
 	helm.sh/helm/v3 v3.20.2
 	k8s.io/api v0.36.3
@@ -110,7 +111,7 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260603220949-865597e52e25 // indirect
-	k8s.io/utils v0.0.0-20260707023825-cf1189d6abe3 // indirect
+	k8s.io/utils v0.0.0-20260707023825-cf1189d6abe3
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
