@@ -43,17 +43,25 @@ peer_bin() {
 	echo "$bin/fn-$name-$version"
 }
 
+# Every binary is built before anything is timed: a peer built inside start would still be
+# compiling when start gives up waiting for it to listen.
+declare -A peer_cmd=([scs]="$out/function-scs-kaas --insecure --address=$ADDR --metrics-address=" [noop]="$bin/fn-noop -insecure -address=$ADDR")
+for peer in $PEERS; do
+	case $peer in
+	gotmpl) peer_cmd[gotmpl]="$(peer_bin gotmpl github.com/crossplane-contrib/function-go-templating v0.12.3) --insecure --address=$ADDR" ;;
+	pat) peer_cmd[pat]="$(peer_bin pat github.com/crossplane-contrib/function-patch-and-transform v0.10.9) --insecure --address=$ADDR" ;;
+	scs | noop) ;;
+	*) echo "bench: unknown peer $peer (noop, gotmpl, pat, scs)" >&2; exit 2 ;;
+	esac
+done
+
 start() {
 	if (exec 3<>"/dev/tcp/${ADDR%:*}/${ADDR##*:}") 2>/dev/null; then
 		echo "bench: $ADDR is taken by another process; stop it first" >&2
 		exit 1
 	fi
-	case $1 in
-	scs) "$out/function-scs-kaas" --insecure --address=$ADDR --metrics-address= >/dev/null 2>&1 & ;;
-	noop) "$bin/fn-noop" -insecure -address=$ADDR >/dev/null 2>&1 & ;;
-	gotmpl) "$(peer_bin gotmpl github.com/crossplane-contrib/function-go-templating v0.12.3)" --insecure --address=$ADDR >/dev/null 2>&1 & ;;
-	pat) "$(peer_bin pat github.com/crossplane-contrib/function-patch-and-transform v0.10.9)" --insecure --address=$ADDR >/dev/null 2>&1 & ;;
-	esac
+	# shellcheck disable=SC2086 # the command line is split on purpose
+	${peer_cmd[$1]} >/dev/null 2>&1 &
 	PID=$!
 	for _ in $(seq 100); do
 		kill -0 "$PID" 2>/dev/null || { echo "bench: $1 exited at start" >&2; exit 1; }
