@@ -8,24 +8,26 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// FromStruct decodes a protobuf Struct into obj, a pointer to a zero struct, as
-// FromJSONValue decodes s.AsMap(): with encoding/json's result, strictly or not. It reads
-// the Struct directly where FromJSONValue would not need encoding/json, without the map
-// in between.
+// ErrIndirect says that FromStruct left the Struct alone: it holds something encoding/json
+// must decide (an inexact number, a key that matches a field only case-insensitively, an
+// unknown field in strict mode, a type that decodes itself from text). The caller decodes
+// the JSON way it always did, which also gives the errors in its words.
+var ErrIndirect = errors.New("objectmap: the Struct needs encoding/json")
+
+// FromStruct decodes a protobuf Struct into obj, a pointer to a zero struct, straight from
+// the Struct, with encoding/json's result for the Struct's JSON form, strictly or not; or
+// it returns ErrIndirect with obj zero again.
 func FromStruct(s *structpb.Struct, obj any, strict bool) error {
 	v := reflect.ValueOf(obj)
-	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
-		d := decoder{strict: strict}
-		err := d.decodePBStruct(s, v.Elem(), decodeInfoOf(v.Elem().Type()))
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, errFallback) {
-			return err
-		}
-		v.Elem().SetZero()
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return ErrIndirect
 	}
-	return FromJSONValue(s.AsMap(), obj, strict)
+	d := decoder{strict: strict}
+	if err := d.decodePBStruct(s, v.Elem(), decodeInfoOf(v.Elem().Type())); err != nil {
+		v.Elem().SetZero()
+		return ErrIndirect
+	}
+	return nil
 }
 
 // decodePB is decode for a protobuf Value.
@@ -35,7 +37,11 @@ func (d decoder) decodePB(src *structpb.Value, v reflect.Value) error {
 		return errFallback
 	}
 	if di.self {
-		return decodeSelf(src.AsInterface(), v)
+		j, ok := pbJSON(src)
+		if !ok {
+			return errFallback
+		}
+		return decodeSelf(j, v)
 	}
 	if _, null := src.GetKind().(*structpb.Value_NullValue); null || src.GetKind() == nil {
 		switch v.Kind() {
@@ -54,7 +60,7 @@ func (d decoder) decodePB(src *structpb.Value, v reflect.Value) error {
 		if v.NumMethod() != 0 {
 			return errFallback
 		}
-		c, ok := jsonCopy(src.AsInterface())
+		c, ok := pbJSON(src)
 		if !ok {
 			return errFallback
 		}
@@ -158,6 +164,42 @@ func (d decoder) decodePBStruct(s *structpb.Struct, v reflect.Value, di *decodeI
 		}
 	}
 	return nil
+}
+
+// pbJSON is the JSON value of a protobuf Value, as encoding/json decodes it into an empty
+// interface; ok is false for NaN and infinities, which JSON cannot carry (AsInterface
+// would make strings of them).
+func pbJSON(src *structpb.Value) (any, bool) {
+	switch k := src.GetKind().(type) {
+	case *structpb.Value_NumberValue:
+		f := k.NumberValue
+		return f, !math.IsNaN(f) && !math.IsInf(f, 0)
+	case *structpb.Value_StringValue:
+		return k.StringValue, true
+	case *structpb.Value_BoolValue:
+		return k.BoolValue, true
+	case *structpb.Value_StructValue:
+		out := make(map[string]any, len(k.StructValue.GetFields()))
+		for name, e := range k.StructValue.GetFields() {
+			j, ok := pbJSON(e)
+			if !ok {
+				return nil, false
+			}
+			out[name] = j
+		}
+		return out, true
+	case *structpb.Value_ListValue:
+		out := make([]any, len(k.ListValue.GetValues()))
+		for i, e := range k.ListValue.GetValues() {
+			j, ok := pbJSON(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = j
+		}
+		return out, true
+	}
+	return nil, true
 }
 
 // pbInt is a number that encoding/json reads as an integer: exact within float64.
