@@ -29,15 +29,13 @@ func ToStruct(obj any) (*structpb.Struct, error) {
 	return structpb.NewStruct(m)
 }
 
-func pbNumber(f float64) *structpb.Value {
-	return &structpb.Value{Kind: &structpb.Value_NumberValue{NumberValue: f}}
-}
+func pbNumber(f float64) *structpb.Value { return newNumber(f) }
 
 func pbString(s string) (*structpb.Value, bool) {
 	if !utf8.ValidString(s) {
 		return nil, false
 	}
-	return &structpb.Value{Kind: &structpb.Value_StringValue{StringValue: s}}, true
+	return newString(s), true
 }
 
 var pbNull = func() *structpb.Value { return structpb.NewNullValue() }
@@ -50,14 +48,13 @@ func pbValue(ti *typeInfo, v reflect.Value) (*structpb.Value, bool) {
 		if err != nil {
 			return nil, false
 		}
-		pv, err := structpb.NewValue(u)
-		return pv, err == nil
+		return newValue(u)
 	}
 	switch v.Kind() {
 	case reflect.String:
 		return pbString(v.String())
 	case reflect.Bool:
-		return &structpb.Value{Kind: &structpb.Value_BoolValue{BoolValue: v.Bool()}}, true
+		return newBool(v.Bool()), true
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return pbNumber(float64(v.Int())), true
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
@@ -88,7 +85,7 @@ func pbValue(ti *typeInfo, v reflect.Value) (*structpb.Value, bool) {
 			}
 			fields[k] = e
 		}
-		return &structpb.Value{Kind: &structpb.Value_StructValue{StructValue: &structpb.Struct{Fields: fields}}}, true
+		return newStruct(fields), true
 	case reflect.Slice:
 		if v.IsNil() {
 			return pbNull(), true
@@ -105,7 +102,7 @@ func pbValue(ti *typeInfo, v reflect.Value) (*structpb.Value, bool) {
 			}
 			values[i] = e
 		}
-		return &structpb.Value{Kind: &structpb.Value_ListValue{ListValue: &structpb.ListValue{Values: values}}}, true
+		return newList(values), true
 	case reflect.Pointer:
 		if v.IsNil() {
 			return pbNull(), true
@@ -122,7 +119,7 @@ func pbValue(ti *typeInfo, v reflect.Value) (*structpb.Value, bool) {
 		if !pbStruct(ti, v, fields) {
 			return nil, false
 		}
-		return &structpb.Value{Kind: &structpb.Value_StructValue{StructValue: &structpb.Struct{Fields: fields}}}, true
+		return newStruct(fields), true
 	}
 	return nil, false
 }
@@ -163,7 +160,7 @@ func pbStruct(ti *typeInfo, v reflect.Value, out map[string]*structpb.Value) boo
 		case reflect.String:
 			e, ok = pbString(fv.String())
 		case reflect.Bool:
-			e = &structpb.Value{Kind: &structpb.Value_BoolValue{BoolValue: fv.Bool()}}
+			e = newBool(fv.Bool())
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			e = pbNumber(float64(fv.Int()))
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:

@@ -1,6 +1,7 @@
 package objectmap
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
@@ -46,5 +47,44 @@ func compareStruct(t *testing.T, what string, obj any) {
 	}
 	if !proto.Equal(got, want) {
 		t.Fatalf("%s:\n got %v\nwant %v", what, got, want)
+	}
+}
+
+// TestNewStructAsStructpb: NewStruct gives what structpb.NewStruct gives, for the maps the
+// converter and encoding/json make and for values structpb refuses.
+func TestNewStructAsStructpb(t *testing.T) {
+	f := filler(6)
+	var maps []map[string]any
+	for i := 0; i < 100; i++ {
+		shoot := &gardencorev1beta1.Shoot{}
+		f.Fill(shoot)
+		m, err := ToUnstructured(shoot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromJSON map[string]any
+		if err := json.Unmarshal(raw, &fromJSON); err != nil {
+			t.Fatal(err)
+		}
+		maps = append(maps, m, fromJSON)
+	}
+	maps = append(maps,
+		map[string]any{"a": "\xff"}, map[string]any{"\xff": 1.0},
+		map[string]any{"n": json.Number("1.5"), "bad": json.Number("x")},
+		map[string]any{"b": []byte("hi"), "u": uint64(7), "i": 3, "l": []any{nil, true, map[string]any{}}},
+		map[string]any{"unknown": struct{}{}}, nil)
+	for i, m := range maps {
+		want, wantErr := structpb.NewStruct(m)
+		got, err := NewStruct(m)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("map %d: error %v, structpb's %v", i, err, wantErr)
+		}
+		if !proto.Equal(got, want) {
+			t.Fatalf("map %d:\n got %v\nwant %v", i, got, want)
+		}
 	}
 }
