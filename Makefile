@@ -51,6 +51,21 @@ cli: ## Build kubectl-scs release binaries (linux, darwin; amd64, arm64) into _o
 			go build -trimpath -ldflags='-s -w' -o $(OUTPUT)/cli/kubectl-scs-$$os-$$arch .) || exit 1; \
 	done
 
+# The Terraform / OpenTofu provider's release binaries, laid out as a filesystem mirror that
+# tofu init installs from (docs/terraform.md).
+TERRAFORM_PROVIDER_VERSION ?= 0.1.0
+TERRAFORM_PROVIDER_PLATFORMS ?= linux_amd64 linux_arm64 darwin_amd64 darwin_arm64
+TERRAFORM_PROVIDER_MIRROR := $(OUTPUT)/terraform-provider
+
+.PHONY: terraform-provider
+terraform-provider: ## Build the Terraform / OpenTofu provider (linux, darwin; amd64, arm64) as a local mirror in _output/terraform-provider.
+	@for p in $(TERRAFORM_PROVIDER_PLATFORMS); do \
+		out=$(TERRAFORM_PROVIDER_MIRROR)/registry.opentofu.org/sovereigncloudstack/scs/$(TERRAFORM_PROVIDER_VERSION)/$$p/terraform-provider-scs_v$(TERRAFORM_PROVIDER_VERSION); \
+		echo "terraform-provider-scs $(TERRAFORM_PROVIDER_VERSION) $$p -> $$out"; \
+		(cd clients/terraform-provider-scs && CGO_ENABLED=0 GOOS=$${p%_*} GOARCH=$${p#*_} \
+			go build -trimpath -ldflags "-s -w -X main.version=$(TERRAFORM_PROVIDER_VERSION)" -o $$out .) || exit 1; \
+	done
+
 .PHONY: generate
 generate: ## Regenerate both flavours' XRDs from the Go types in apis/, and docs/capabilities.md from the backends' declarations.
 	cd hack/xrdgen && go build -o $(BIN)/xrdgen .
