@@ -23,13 +23,11 @@ check="-expect-kind Object -expect-field spec.forProvider.manifest.kind=Shoot"
 (cd "$shared" && go build -o "$out/fnbench" . && go build -o "$bin/fn-noop" ./cmd/fn-noop)
 go build -trimpath -ldflags "-s -w" -o "$out/function-scs-kaas" ./functions/function-scs-kaas
 
-# The peers' request has no EnvironmentConfig; ours asks for one, so the same XR goes with
-# the example environment as a required resource, as Crossplane would send it.
-{
-	cat "$shared/testdata/request.yaml"
-	printf 'required_resources:\n  environments:\n    items:\n    - resource:\n'
-	grep -v '^\s*#' examples/environments/gardener-regionone.yaml | sed 's/^/        /'
-} >"$out/request.yaml"
+# Every function gets the same request: a ready five-pool Gardener cluster, its Shoot
+# observed healthy and its kubeconfig delivered, with the environment it names, as
+# Crossplane sends it on a steady-state reconcile (written by the function's
+# TestBenchRequest from its Wire benchmark). The peers get their pipeline input besides.
+request=$PWD/functions/function-scs-kaas/testdata/bench/request-ready.yaml
 
 peer_bin() {
 	local name=$1 module=$2 version=$3
@@ -73,10 +71,10 @@ start() {
 }
 args() {
 	case $1 in
-	scs) echo "-request $out/request.yaml $check" ;;
-	noop) echo "-request $shared/testdata/request.yaml" ;;
-	gotmpl) echo "-request $shared/testdata/request.yaml -input $shared/testdata/input-gotmpl.yaml $check" ;;
-	pat) echo "-request $shared/testdata/request.yaml -input $shared/testdata/input-pat.yaml $check" ;;
+	scs) echo "-request $request $check" ;;
+	noop) echo "-request $request" ;;
+	gotmpl) echo "-request $request -input $shared/testdata/input-gotmpl.yaml $check" ;;
+	pat) echo "-request $request -input $shared/testdata/input-pat.yaml $check" ;;
 	esac
 }
 
