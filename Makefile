@@ -101,6 +101,12 @@ fuzz: ## Fuzz RunFunction and the model's defaulting and validation, FUZZTIME (2
 	go test -run='^$$' -fuzz='^FuzzRunFunction$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./functions/function-scs-kaas
 	go test -run='^$$' -fuzz='^FuzzDefaultAndValidate$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s ./model
 
+.PHONY: bench
+bench: ## The function side by side with a no-op, go-templating and patch-and-transform over gRPC (needs ../shared/tools/fnbench); prints the table of docs/performance.md.
+	@mkdir -p $(OUTPUT)/bench
+	PEERS="noop gotmpl pat scs" hack/bench.sh >$(OUTPUT)/bench/results.txt
+	go run ./hack/benchtable <$(OUTPUT)/bench/results.txt
+
 .PHONY: test-render
 test-render: ## Render tests through the real crossplane CLI (builds the CLI and core on first use).
 	hack/render.sh test
@@ -158,6 +164,12 @@ e2e: tools-controlplane tools-opentofu python-deps ## End-to-end tests on live l
 	cd test/e2e && $(E2E_GO_TEST) -skip '^Test(Namespaced|Migration)' . ./controlplane/
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^Test(Namespaced|CLI|Terraform)' .
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=migration $(E2E_GO_TEST) -run '^TestMigration' .
+
+# make scale SCALE=50,150,300: the claim counts one control plane grows to, step by step.
+SCALE ?= 50,150,300
+.PHONY: scale
+scale: tools-controlplane ## Grow one control plane to SCALE claims over three backends and measure each step (docs/scale.md); not part of make test.
+	cd test/e2e && SCS_KAAS_E2E=1 SCS_KAAS_E2E_SCALE=$(SCALE) go test -count=1 -p=1 -timeout=120m -v -run '^TestScale$$' .
 
 .PHONY: faults
 faults: tools-controlplane ## Every fault case on a live control plane, the slow ones included (docs/reliability.md); make e2e runs the quick ones.
