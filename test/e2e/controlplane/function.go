@@ -177,3 +177,8 @@ func (e *Env) registerFunctionAt(ctx context.Context, name string, port int) err
 	_, err := e.Crossplane.Dynamic.Resource(functionRevisionGVR).Patch(ctx, name, types.MergePatchType, []byte(status), metav1.PatchOptions{}, "status")
 	return err
 }
+
+// FunctionMetricsURL is the function's Prometheus endpoint (its gRPC server's counters).
+func (e *Env) FunctionMetricsURL() string {
+	return "http://127.0.0.1:" + strconv.Itoa(e.fnMetricsPort) + "/metrics"
+}

@@ -1,0 +1,302 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
+)
+
+// scaleSteady is how long the steady state after each step is measured.
+const scaleSteady = 2 * time.Minute
+
+// TestScale grows one control plane to the claim counts in SCS_KAAS_E2E_SCALE (make scale:
+// 50,150,300), spread evenly over the three backends and two teams' namespaces, and
+// measures each step: the time until every native object exists, the time until every
+// claim is Ready once the simulated backends report success, and then, with nothing
+// changing, the function's calls per minute and the CPU and peak memory of the function,
+// Crossplane and the API server. It logs a "SCALE" line per step (docs/scale.md has the
+// table). It is bounded in count and time and not part of make test.
+func TestScale(t *testing.T) {
+	needEnv(t)
+	counts := scaleCounts(t)
+	needClusterStack(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Minute)
+	defer cancel()
+
+	var all []scaleClaim
+	for _, n := range counts {
+		ok := t.Run(fmt.Sprintf("%d claims", n), func(t *testing.T) {
+			if n < len(all) {
+				t.Fatalf("claim counts must grow: %v", counts)
+			}
+			fresh := make([]scaleClaim, 0, n-len(all))
+			for i := len(all); i < n; i++ {
+				fresh = append(fresh, newScaleClaim(i))
+			}
+			all = append(all, fresh...)
+
+			start := time.Now()
+			forEach(t, fresh, func(t *testing.T, c scaleClaim) { apply(ctx, t, newClaimIn(c.namespace, c.name, c.spec())) })
+			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.waitNative(ctx, t) })
+			exist := time.Since(start)
+
+			start = time.Now()
+			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.reportSuccess(ctx, t) })
+			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.waitReady(ctx, t) })
+			ready := time.Since(start)
+
+			steady := measureSteady(ctx, t, scaleSteady)
+			t.Logf("SCALE %d claims (%d new): every native object in %.1fs, every new claim Ready %.1fs after the backends reported success; steady state: %s",
+				len(all), len(fresh), exist.Seconds(), ready.Seconds(), steady)
+		})
+		if !ok {
+			break // the next step would measure a control plane that failed this one
+		}
+	}
+}
+
+// scaleCounts reads SCS_KAAS_E2E_SCALE; without it the test skips.
+func scaleCounts(t *testing.T) []int {
+	t.Helper()
+	v := os.Getenv("SCS_KAAS_E2E_SCALE")
+	if v == "" {
+		t.Skip("a scale run, not part of make test: make scale (SCS_KAAS_E2E_SCALE=50,150,300) runs it")
+	}
+	var counts []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 1000 {
+			t.Fatalf("SCS_KAAS_E2E_SCALE=%q: want claim counts from 1 to 1000, comma separated", v)
+		}
+		counts = append(counts, n)
+	}
+	return counts
+}
+
+// scaleClaim is one claim of the scale run: every third on each backend, every second in
+// the other team's namespace.
+type scaleClaim struct {
+	name, namespace, backend string
+	native                   *string
+}
+
+func newScaleClaim(i int) scaleClaim {
+	ns := claimNamespace
+	if i%2 == 1 {
+		ns = otherTeamNamespace
+	}
+	backend := []string{"gardener", "clusterstack", "magnum"}[i%3]
+	return scaleClaim{name: fmt.Sprintf("s%s-%03d", backend[:1], i), namespace: ns, backend: backend, native: new(string)}
+}
+
+// spec is a small cluster: one pool, so that the count measures clusters, not pools.
+func (c scaleClaim) spec() map[string]any {
+	switch c.backend {
+	case "clusterstack":
+		s := clusterStackSpec("1.34", 1)
+		s["nodePools"] = s["nodePools"].([]any)[:1]
+		return s
+	case "magnum":
+		return magnumSpec("1.34", "SCS-4V-8", false)
+	default:
+		return smallSpec("1.34", 1, 3)
+	}
+}
+
+// waitNative waits until the claim's native object exists.
+func (c scaleClaim) waitNative(ctx context.Context, t *testing.T) {
+	t.Helper()
+	_, native := clusterOfIn(ctx, t, c.namespace, c.name)
+	*c.native = native
+	ri, name := shoots(), native
+	switch c.backend {
+	case "clusterstack":
+		ri = capiClusters()
+	case "magnum":
+		ri, name = clusterV1s(), native+"-cluster"
+	}
+	waitFor(ctx, t, faultDeadline, c.backend+" object "+name+" of "+c.namespace+"/"+c.name, func(ctx context.Context) (bool, error) {
+		_, err := ri.Get(ctx, name, metav1.GetOptions{})
+		return err == nil, err
+	})
+}
+
+// waitReady waits until the claim is Ready and, while it is not, says what its composite
+// shows: under load the composite may be Ready long before the claim hears of it.
+func (c scaleClaim) waitReady(ctx context.Context, t *testing.T) {
+	t.Helper()
+	waitFor(ctx, t, faultDeadline, "claim "+c.namespace+"/"+c.name+" Ready", func(ctx context.Context) (bool, error) {
+		claim, err := claimsIn(c.namespace).Get(ctx, c.name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if conditionOf(claim, "Ready").Status == "True" {
+			return true, nil
+		}
+		xr := claim
+		if ref, _, _ := unstructured.NestedString(claim.Object, "spec", "resourceRef", "name"); ref != "" {
+			if xr, err = xrs().Get(ctx, ref, metav1.GetOptions{}); err != nil {
+				return false, err
+			}
+		}
+		return false, fmt.Errorf("claim Ready %v, Synced %v; composite Ready %v, Synced %v, Responsive %v",
+			conditionOf(claim, "Ready"), conditionOf(claim, "Synced"), conditionOf(xr, "Ready"), conditionOf(xr, "Synced"), conditionOf(xr, "Responsive"))
+	})
+}
+
+// reportSuccess writes what the backend would report for a healthy cluster.
+func (c scaleClaim) reportSuccess(ctx context.Context, t *testing.T) {
+	t.Helper()
+	switch c.backend {
+	case "clusterstack":
+		clusterStackReady(ctx, t, *c.native)
+	case "magnum":
+		magnumReady(ctx, t, *c.native)
+	default:
+		if _, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, *c.native, gardensim.Healthy); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// forEach runs do for every claim, eight at a time (a controller's worth of callers), as
+// subtests so that a failure names its claim.
+func forEach(t *testing.T, claims []scaleClaim, do func(*testing.T, scaleClaim)) {
+	t.Helper()
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	failed := make(chan string, len(claims))
+	for _, c := range claims {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			// A goroutine may not call t.Fatal; a subtest per claim may, and says which.
+			ok := t.Run(c.name, func(t *testing.T) { do(t, c) })
+			if !ok {
+				failed <- c.name
+			}
+		}()
+	}
+	wg.Wait()
+	close(failed)
+	var names []string
+	for n := range failed {
+		names = append(names, n)
+	}
+	if len(names) > 0 {
+		t.Fatalf("failed for %d claims: %v", len(names), names)
+	}
+}
+
+// measureSteady samples the function's call count and the CPU time and peak memory of the
+// function, Crossplane and the Crossplane cluster's API server over d, with nothing
+// changing, and describes them.
+func measureSteady(ctx context.Context, t *testing.T, d time.Duration) string {
+	t.Helper()
+	procs := []string{"function", "crossplane", "kube-apiserver-crossplane", "etcd-crossplane", "provider-kubernetes"}
+	pids := env.PIDs()
+	calls0 := functionCalls(ctx, t)
+	cpu0 := map[string]float64{}
+	for _, p := range procs {
+		cpu0[p] = cpuSeconds(t, pids[p])
+	}
+	select {
+	case <-time.After(d): // a measurement window, not a wait for a condition
+	case <-ctx.Done():
+		t.Fatal(ctx.Err())
+	}
+	minutes := d.Minutes()
+	out := []string{fmt.Sprintf("%.0f function calls/min", (functionCalls(ctx, t)-calls0)/minutes)}
+	for _, p := range procs {
+		out = append(out, fmt.Sprintf("%s %.0f%% CPU, peak %d MiB", p, 100*(cpuSeconds(t, pids[p])-cpu0[p])/d.Seconds(), peakMiB(t, pids[p])))
+	}
+	return strings.Join(out, "; ")
+}
+
+// functionCalls is the number of RunFunction calls the function has answered, from its
+// Prometheus endpoint.
+func functionCalls(ctx context.Context, t *testing.T) float64 {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, env.FunctionMetricsURL(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("reading the function's metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	return sumCounter(t, resp.Body, "grpc_server_handled_total", `grpc_method="RunFunction"`)
+}
+
+// sumCounter adds up the samples of a Prometheus counter whose labels contain label.
+func sumCounter(t *testing.T, r io.Reader, name, label string) float64 {
+	t.Helper()
+	sum, seen := 0.0, false
+	s := bufio.NewScanner(r)
+	for s.Scan() {
+		line := s.Text()
+		if !strings.HasPrefix(line, name+"{") || !strings.Contains(line, label) {
+			continue
+		}
+		f := strings.Fields(line)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			t.Fatalf("metric line %q: %v", line, err)
+		}
+		sum, seen = sum+v, true
+	}
+	if !seen {
+		t.Fatalf("the function's metrics have no %s{%s}", name, label)
+	}
+	return sum
+}
+
+// cpuSeconds is the user and system CPU time a process has used.
+func cpuSeconds(t *testing.T, pid int) float64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatalf("CPU time of pid %d: %v", pid, err)
+	}
+	// The fields after the command name, which is in parentheses and may hold spaces.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100 // USER_HZ is 100 on Linux
+}
+
+// peakMiB is a process's peak resident memory (VmHWM).
+func peakMiB(t *testing.T, pid int) int64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatalf("memory of pid %d: %v", pid, err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kib, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kib / 1024
+		}
+	}
+	t.Fatalf("no VmHWM for pid %d", pid)
+	return 0
+}
