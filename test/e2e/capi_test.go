@@ -149,6 +149,21 @@ func simulateClusterAvailable(ctx context.Context, t *testing.T, c *controlplane
 		t.Fatalf("pausing Cluster %s: %v", native, err)
 	}
 	gen := cl.GetGeneration()
+	// A reconcile Cluster API began before the pause would write its own status over ours:
+	// wait until it reports the pause for this generation (condition Paused), after which
+	// it writes nothing more.
+	waitObject(ctx, t, c.Dynamic.Resource(capiClusterGVR).Namespace(ns), native, "Cluster "+native+" paused by Cluster API", func(o *unstructured.Unstructured) error {
+		conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			if m["type"] == "Paused" && m["status"] == "True" {
+				if observed, _ := m["observedGeneration"].(int64); observed >= gen {
+					return nil
+				}
+			}
+		}
+		return fmt.Errorf("condition Paused is %v, not True for generation %d", conditionOf(o, "Paused"), gen)
+	})
 	replicas := map[string]any{"desiredReplicas": int64(1), "replicas": int64(1), "readyReplicas": int64(1), "availableReplicas": int64(1), "upToDateReplicas": int64(1)}
 	if _, err := c.ApplyStatus(ctx, cl, map[string]any{
 		"phase":              "Provisioned",
