@@ -171,16 +171,20 @@ func (p Placement) ListResources(l List) []Resource {
 }
 
 // Listed returns the list's objects of the right kind, sorted by name. known is false while
-// a remote collection has observed nothing yet: an empty answer then means "not read yet",
-// never "there are none", and must not remove anything.
+// a remote collection has observed nothing yet, or has members whose objects provider-
+// kubernetes has not read yet: the answer then means "not read (completely) yet", never
+// "there are none" or "these are all", so nothing is removed and nothing is chosen from
+// part of the list.
 func (p Placement) Listed(l List) (items []*unstructured.Unstructured, known bool, err error) {
 	fetched := p.req.Required[l.Requirement]
+	unread := false
 	for _, u := range fetched {
 		if providerkubernetes.IsObject(u) {
 			if u, err = providerkubernetes.Observed(u); err != nil {
 				return nil, false, err
 			}
 			if u == nil {
+				unread = true
 				continue
 			}
 		}
@@ -189,7 +193,7 @@ func (p Placement) Listed(l List) (items []*unstructured.Unstructured, known boo
 		}
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].GetName() < items[j].GetName() })
-	return items, p.Local() || len(fetched) > 0, nil
+	return items, p.Local() || (len(fetched) > 0 && !unread), nil
 }
 
 // SecretRead is a key of a Secret a backend reads from the cluster its objects live in,

@@ -206,6 +206,32 @@ func TestRenderWhileRemoteReleasesAreUnknown(t *testing.T) {
 	}
 }
 
+// TestRenderWhileRemoteReleasesAreObservedInPart: provider-kubernetes reads the members of
+// the collection one by one; a new cluster must not be given the newest release of the
+// part read so far (seen in the e2e under load: v2 instead of v3), but wait for the rest.
+func TestRenderWhileRemoteReleasesAreObservedInPart(t *testing.T) {
+	env := environment("capi-mgmt")
+	req := request(spec(), env, standardReleases(), nil)
+	for _, o := range req.Required[RequirementReleases] {
+		if o.GetName() == "openstack-scs2-1-34-v10" {
+			delete(o.Object, "status") // created by the collection, not read yet
+		}
+	}
+	r, err := renderOf(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range r.Resources {
+		if res.Name == ResourceCluster {
+			t.Errorf("a Cluster was rendered from part of the releases: %s", res.Object.GetName())
+		}
+	}
+	obs, err := observeOf(req)
+	if err != nil || obs.Conditions[0].Reason != "WaitingForReleases" {
+		t.Errorf("observation = %+v, %v; want reason WaitingForReleases", obs, err)
+	}
+}
+
 func TestChooseRelease(t *testing.T) {
 	env := environment("local")
 	req := request(spec(), env, standardReleases(), nil)
