@@ -123,22 +123,24 @@ func TestFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		// Each environment case restores the environment however it ends, so that a failed
+		// case does not take the environment from every later test.
 		{name: "environment catalog edited: the machine type in use withdrawn", fault: func(t *testing.T) {
+			defer restoreEnvironment(t)
 			patchEnvironment(t, `{"data":{"catalog":{"machineTypes":["SCS-2V-4","SCS-8V-32"]}}}`)
-			waitClaim(ctx, t, deadline, "fault-g", "rendered with the machine type it keeps", hasCondition("Rendered", "True", ""))
-			restoreEnvironment(t)
+			waitClaim(ctx, t, faultDeadline, "fault-g", "rendered with the machine type it keeps", hasCondition("Rendered", "True", ""))
 		}},
 		{name: "environment switched to another backend", fault: func(t *testing.T) {
+			defer restoreEnvironment(t)
 			patchEnvironment(t, `{"data":{"backend":"magnum"}}`)
-			waitClaim(ctx, t, deadline, "fault-g", "the switch refused", hasCondition("Rendered", "False", "ReplacementRefused"))
-			restoreEnvironment(t)
+			waitClaim(ctx, t, faultDeadline, "fault-g", "the switch refused", hasCondition("Rendered", "False", "ReplacementRefused"))
 		}},
 		{name: "environment removed and restored", fault: func(t *testing.T) {
+			defer restoreEnvironment(t)
 			if err := envs.Delete(ctx, exampleEnvironment, metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			waitClaim(ctx, t, deadline, "fault-g", "refused without its environment", hasCondition("Rendered", "False", "EnvironmentUnavailable"))
-			restoreEnvironment(t)
+			waitClaim(ctx, t, faultDeadline, "fault-g", "refused without its environment", hasCondition("Rendered", "False", "EnvironmentUnavailable"))
 		}},
 		{name: "garden API server down for a minute", slow: true, fault: func(t *testing.T) {
 			gardenReady := func(ctx context.Context) (bool, error) {
