@@ -22,13 +22,15 @@ import (
 // Response TTLs. Under realtime compositions Crossplane reconciles the composite resource
 // whenever a composed resource changes, so the TTL is only the safety net for changes no
 // watch reports (a backend controller that updates status without touching the object we
-// compose, an EnvironmentConfig edit). While a cluster is on its way, that net is tight so
-// progress shows within half a minute; a ready cluster changes rarely, and every reconcile
-// of many clusters costs the API servers and the backend, so it is checked every five
-// minutes.
+// compose, an EnvironmentConfig edit) and for events Crossplane's watch circuit breaker
+// drops: the e2e saw a user's change to a ready cluster wait out a five-minute TTL after the
+// breaker had opened on the kubeconfig's renewals. While a cluster is on its way the net is
+// half a minute; a ready cluster is checked every minute, which costs one call of about a
+// millisecond of CPU per cluster and minute (docs/scale.md) and bounds how long a change
+// can wait.
 const (
 	ttlConverging = 30 * time.Second
-	ttlReady      = 5 * time.Minute
+	ttlReady      = time.Minute
 )
 
 // Function is the composition function: a thin adapter that turns a RunFunctionRequest into
