@@ -113,29 +113,8 @@ func BenchmarkGrowth(b *testing.B) {
 		for _, n := range growthPools {
 			b.Run(fmt.Sprintf("%s/pools=%d", backend.name, n), func(b *testing.B) {
 				req := backend.request(b, examplePools(n), nil)
-				raw, err := proto.Marshal(req)
-				if err != nil {
-					b.Fatal(err)
-				}
 				size := proto.Size(mustRender(b, req))
-				fn := NewFunction(logging.NewNopLogger())
-				b.ReportAllocs()
-				start := cpuTime()
-				for b.Loop() {
-					in := &fnv1.RunFunctionRequest{}
-					if err := proto.Unmarshal(raw, in); err != nil {
-						b.Fatal(err)
-					}
-					rsp, err := fn.RunFunction(context.Background(), in)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := proto.Marshal(rsp); err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportCPU(b, start)
-				b.ReportMetric(float64(len(raw)), "req-B")
+				b.ReportMetric(float64(benchWire(b, req)), "req-B")
 				b.ReportMetric(float64(size), "rsp-B")
 			})
 		}
