@@ -31,6 +31,9 @@ endif
 ifndef SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK
 SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK := $(shell $(TOOLS_BUILD) --dir cluster-api-provider-openstack)
 endif
+ifndef SCS_KAAS_TOOL_GARDENER_APISERVER
+SCS_KAAS_TOOL_GARDENER_APISERVER := $(shell $(TOOLS_BUILD) --dir gardener-apiserver)
+endif
 ifndef SCS_KAAS_TOOL_GOLANGCI_LINT
 SCS_KAAS_TOOL_GOLANGCI_LINT := $(shell $(TOOLS_BUILD) --dir golangci-lint)
 endif
@@ -40,7 +43,8 @@ endif
 # The control plane package (test/e2e/controlplane) reads these.
 export SCS_KAAS_TOOL_KUBERNETES SCS_KAAS_TOOL_ETCD SCS_KAAS_TOOL_CROSSPLANE \
 	SCS_KAAS_TOOL_CROSSPLANE_CLI SCS_KAAS_TOOL_PROVIDER_KUBERNETES SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING \
-	SCS_KAAS_TOOL_CLUSTER_API SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK SCS_KAAS_TOOL_OPENTOFU
+	SCS_KAAS_TOOL_CLUSTER_API SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK SCS_KAAS_TOOL_OPENTOFU \
+	SCS_KAAS_TOOL_GARDENER_APISERVER
 
 KUBECTL := $(SCS_KAAS_TOOL_KUBERNETES)/kubectl
 KUBE_APISERVER := $(SCS_KAAS_TOOL_KUBERNETES)/kube-apiserver
@@ -63,7 +67,8 @@ TOFU := $(SCS_KAAS_TOOL_OPENTOFU)/tofu
 GOLANGCI_LINT := $(SCS_KAAS_TOOL_GOLANGCI_LINT)/golangci-lint
 
 .PHONY: tools-all tools-list tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
-	tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-controlplane
+	tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-gardener-apiserver \
+	tools-controlplane
 
 # Build every pinned tool (first run 30-50 min on 2 cores, then a no-op). Named
 # tools-all so that it does not clash with a top-level `tools` target.
@@ -74,9 +79,9 @@ tools-list: ## List the pinned tools.
 	@$(TOOLS_BUILD) --list
 
 tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
-tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint:
+tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-gardener-apiserver:
 	@$(TOOLS_BUILD) $(patsubst tools-%,%,$@) >/dev/null
 
 tools-controlplane: ## What the local control plane needs (not the CLI).
 	@$(TOOLS_BUILD) kubernetes etcd crossplane provider-kubernetes function-go-templating \
-		cluster-api cluster-api-provider-openstack >/dev/null
+		cluster-api cluster-api-provider-openstack gardener-apiserver >/dev/null

@@ -44,8 +44,9 @@ type Cluster struct {
 }
 
 // startCluster brings up etcd and kube-apiserver for one cluster and waits
-// until /readyz answers.
-func (e *Env) startCluster(ctx context.Context, name string) (*Cluster, error) {
+// until /readyz answers. extraArgs are appended to kube-apiserver's flags (the
+// garden's front-proxy flags, see startGarden).
+func (e *Env) startCluster(ctx context.Context, name string, extraArgs ...string) (*Cluster, error) {
 	dir := filepath.Join(e.RunDir, name)
 	pkiDir := filepath.Join(dir, "pki")
 	if err := os.MkdirAll(pkiDir, 0o700); err != nil {
@@ -117,7 +118,7 @@ func (e *Env) startCluster(ctx context.Context, name string) (*Cluster, error) {
 		return nil, err
 	}
 
-	api, err := e.startProcess("kube-apiserver-"+name, e.tools.kube("kube-apiserver"), []string{
+	api, err := e.startProcess("kube-apiserver-"+name, e.tools.kube("kube-apiserver"), append([]string{
 		"--etcd-servers=" + etcdURL,
 		"--advertise-address=127.0.0.1", "--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(c.apiPort),
@@ -136,7 +137,7 @@ func (e *Env) startCluster(ctx context.Context, name string) (*Cluster, error) {
 		// There is no Service network: do not maintain the kubernetes endpoints.
 		"--endpoint-reconciler-type=none",
 		"--profiling=false",
-	}, nil)
+	}, extraArgs...), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -168,12 +169,17 @@ func (e *Env) startCluster(ctx context.Context, name string) (*Cluster, error) {
 // writeKubeconfig writes a kubeconfig with everything embedded, so it can be
 // copied into a Secret (provider-kubernetes) or used from any directory.
 func writeKubeconfig(path, name, server string, caPEM []byte, kp *keyPair) error {
+	return clientcmd.WriteToFile(*kubeconfigFor(name, server, caPEM, name+"-admin", kp), path)
+}
+
+// kubeconfigFor is a kubeconfig with one context, name, for user at server.
+func kubeconfigFor(name, server string, caPEM []byte, user string, kp *keyPair) *clientcmdapi.Config {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[name] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caPEM}
-	cfg.AuthInfos[name+"-admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: kp.certPEM, ClientKeyData: kp.keyPEM}
-	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name + "-admin"}
+	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificateData: kp.certPEM, ClientKeyData: kp.keyPEM}
+	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: user}
 	cfg.CurrentContext = name
-	return clientcmd.WriteToFile(*cfg, path)
+	return cfg
 }
 
 // startControllerManager runs the controllers Crossplane relies on: the
@@ -213,4 +219,15 @@ func (c *Cluster) CA() (certPEM, keyPEM []byte, err error) {
 		return nil, nil, err
 	}
 	return c.ca.certPEM, pemBlock("PRIVATE KEY", der), nil
+}
+
+// UserKubeconfig returns a self-contained kubeconfig for user (in groups) with a client
+// certificate from the cluster's CA: an identity whose rights RBAC decides, for a component
+// that should hold no more than it needs (admin is Kubeconfig).
+func (c *Cluster) UserKubeconfig(user string, groups ...string) ([]byte, error) {
+	kp, err := c.ca.issue(certSpec{cn: user, orgs: groups, client: true})
+	if err != nil {
+		return nil, err
+	}
+	return clientcmd.Write(*kubeconfigFor(c.Name, c.URL, c.ca.certPEM, user, kp))
 }

@@ -156,12 +156,13 @@ func TestControlPlaneSmoke(t *testing.T) {
 	}
 	t.Logf("MEASURE update after function restart -> garden: %.2fs", time.Since(t0).Seconds())
 
-	// 4. The generated Shoot CRD accepts a rendered Shoot and its status.
+	// 4. gardener-apiserver admits a rendered Shoot, defaults it from the CloudProfile, and
+	// stores its status; its admission refuses what the CloudProfile does not offer.
 	if err := garden.Apply(ctx, "testdata/shoot.yaml"); err != nil {
 		t.Fatalf("garden rejected the sample Shoot: %v", err)
 	}
-	// Gardener's published schema requires uid, technicalID, hibernated and
-	// gardener in a Shoot status (a real one always has them); so does the CRD.
+	// Gardener's validation requires uid, technicalID, hibernated and gardener in a Shoot
+	// status (a real one always has them).
 	status := fmt.Sprintf(`{"status":{"uid":%q,"technicalID":"shoot--smoke--smoke","hibernated":false,`+
 		`"gardener":{"id":"local","name":"local","version":"v1.149.3"},"observedGeneration":1,`+
 		`"lastOperation":{"type":"Create","state":"Succeeded","progress":100,"description":"test","lastUpdateTime":"2026-01-01T00:00:00Z"}}}`,
@@ -176,8 +177,23 @@ func TestControlPlaneSmoke(t *testing.T) {
 	if cfg, _, _ := unstructured.NestedString(shoot.Object, "spec", "provider", "infrastructureConfig", "floatingPoolName"); cfg != "ext01" {
 		t.Errorf("infrastructureConfig was pruned: floatingPoolName %q", cfg)
 	}
+	// The CloudProfile's supported 1.34 patch, picked by gardener-apiserver for "1.34".
+	if v, _, _ := unstructured.NestedString(shoot.Object, "spec", "kubernetes", "version"); v != "1.34.2" {
+		t.Errorf("spec.kubernetes.version = %q, want 1.34.2 (defaulted by gardener-apiserver)", v)
+	}
 	if st, _, _ := unstructured.NestedString(shoot.Object, "status", "lastOperation", "state"); st != "Succeeded" {
 		t.Errorf("status not stored: lastOperation.state %q", st)
+	}
+	bad := shoot.DeepCopy()
+	bad.SetName("smoke-bad")
+	bad.SetResourceVersion("")
+	delete(bad.Object, "status")
+	workers, _, _ := unstructured.NestedSlice(bad.Object, "spec", "provider", "workers")
+	_ = unstructured.SetNestedField(workers[0].(map[string]any), "SCS-99V-1", "machine", "type")
+	_ = unstructured.SetNestedSlice(bad.Object, workers, "spec", "provider", "workers")
+	_, err = garden.Dynamic.Resource(shootGVR).Namespace("garden-smoke").Create(ctx, bad, metav1.CreateOptions{})
+	if err == nil || !strings.Contains(err.Error(), `spec.provider.workers[0].machine.type: Unsupported value: "SCS-99V-1"`) {
+		t.Errorf("a Shoot with a machine type the CloudProfile lacks: %v, want gardener-apiserver's admission refusal", err)
 	}
 
 	// 5. Memory, with everything warm.

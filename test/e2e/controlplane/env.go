@@ -1,12 +1,13 @@
 // Package controlplane runs a real Crossplane control plane on one machine
 // without containers: etcd, kube-apiserver and kube-controller-manager for
-// the Crossplane cluster, a second etcd and kube-apiserver playing the
-// Gardener garden cluster, Crossplane core, provider-kubernetes and a
-// composition function, all as plain processes on 127.0.0.1.
+// the Crossplane cluster, a Gardener garden (etcd, kube-apiserver and the real
+// gardener-apiserver aggregated behind it), Crossplane core, provider-kubernetes
+// and a composition function, and optionally Cluster API, all as plain
+// processes on 127.0.0.1.
 //
-// What it cannot include: no kubelet, no Pods and no cloud, so no Gardener,
-// Cluster API or OpenStack controller runs; tests that need their status
-// write it themselves (kubectl patch --subresource=status).
+// What it cannot include: no kubelet, no Pods and no cloud, so no gardenlet
+// and no OpenStack; tests that need the status those would write write it
+// themselves (packages gardensim and the simulators of the e2e).
 package controlplane
 
 import (
@@ -34,8 +35,8 @@ type Options struct {
 	// (pids/<process>.json). Start stops whatever an earlier run in it left
 	// behind and reuses it. Default: <repo>/_output/playground.
 	RunDir string
-	// RepoRoot is the scs-kaas checkout (for hack/tools/build.sh and the Shoot
-	// CRD). Default: found above the working directory.
+	// RepoRoot is the scs-kaas checkout (for hack/tools/build.sh). Default:
+	// found above the working directory.
 	RepoRoot string
 	// Tools are the binaries; empty fields are resolved (see Tools).
 	Tools Tools
@@ -56,11 +57,9 @@ type Options struct {
 	// ProviderConfigName names the provider-kubernetes ProviderConfig and
 	// ClusterProviderConfig for the garden cluster. Default: "garden".
 	ProviderConfigName string
-	// GardenProjects get a namespace garden-<project> in the garden cluster.
+	// GardenProjects become Gardener projects in the garden: namespace garden-<project>,
+	// the Project and its OpenStack credentials (see CreateGardenProject).
 	GardenProjects []string
-	// ShootCRD is the Shoot CRD file for the garden cluster.
-	// Default: <repo>/hack/shootcrd/crds/core.gardener.cloud_shoots.yaml.
-	ShootCRD string
 	// GardenCRDs are further CRD files or directories for the garden cluster.
 	GardenCRDs []string
 
@@ -93,7 +92,8 @@ type Env struct {
 	RunDir string
 	// Crossplane is the cluster Crossplane, the provider and the XRs live in.
 	Crossplane *Cluster
-	// Garden is the cluster playing Gardener's garden (Shoots, ConfigMaps).
+	// Garden is Gardener's garden cluster: a kube-apiserver aggregating
+	// gardener-apiserver (Shoots, CloudProfiles, Projects, ...).
 	Garden *Cluster
 	// Management is the remote Cluster API management cluster (Options.ManagementCluster),
 	// or nil.
@@ -129,7 +129,7 @@ func (o *Options) defaults() error {
 		if err != nil {
 			return err
 		}
-		// Not fatal: tools and the Shoot CRD may all be given explicitly.
+		// Not fatal: the tools may all be given explicitly.
 		o.RepoRoot, _ = FindRepoRoot(wd)
 	}
 	if o.RunDir == "" {
@@ -147,12 +147,6 @@ func (o *Options) defaults() error {
 	}
 	if o.ProviderConfigName == "" {
 		o.ProviderConfigName = "garden"
-	}
-	if o.ShootCRD == "" {
-		if o.RepoRoot == "" {
-			return errors.New("Options.ShootCRD is empty and no repository was found")
-		}
-		o.ShootCRD = filepath.Join(o.RepoRoot, "hack", "shootcrd", "crds", "core.gardener.cloud_shoots.yaml")
 	}
 	if o.PollInterval == 0 {
 		o.PollInterval = 10 * time.Second
@@ -234,7 +228,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			gardenDone = make(chan struct{})
 			go func() {
 				defer close(gardenDone)
-				if e.Garden, gardenErr = e.startCluster(ctx, "garden"); gardenErr == nil {
+				if e.Garden, gardenErr = e.startGarden(ctx); gardenErr == nil {
 					gardenErr = e.setupGarden(ctx)
 				}
 			}()
@@ -244,7 +238,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		{"Crossplane core init (CRDs, secrets, Lock)", e.initCrossplane},
 		{"provider-kubernetes CRDs", e.installProviderCRDs},
 		{"provider-kubernetes", e.startProvider},
-		{"garden cluster (etcd, kube-apiserver, Shoot CRD, project namespaces)", func(context.Context) error {
+		{"garden cluster (etcd, kube-apiserver, gardener-apiserver, landscape, projects)", func(context.Context) error {
 			<-gardenDone
 			return gardenErr
 		}},

@@ -78,6 +78,9 @@ type certSpec struct {
 	orgs   []string
 	server bool // adds the loopback SANs and server auth
 	client bool
+	// dnsNames are further SANs of a server certificate, such as the Service name an
+	// aggregated API server is reached by.
+	dnsNames []string
 }
 
 func (ca *certAuthority) issue(s certSpec) (*keyPair, error) {
@@ -99,7 +102,7 @@ func (ca *certAuthority) issue(s certSpec) (*keyPair, error) {
 	if s.server {
 		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
 		tmpl.IPAddresses = loopbackIPs
-		tmpl.DNSNames = loopbackNames
+		tmpl.DNSNames = append(append([]string{}, loopbackNames...), s.dnsNames...)
 	}
 	if s.client {
 		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageClientAuth)

@@ -26,6 +26,9 @@ type Tools struct {
 	ClusterAPIDir string
 	// SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK: the OpenStack provider's crds/.
 	ClusterAPIOpenStackDir string
+	// SCS_KAAS_TOOL_GARDENER_APISERVER: gardener-apiserver, Gardener's API server, which the
+	// garden cluster aggregates.
+	GardenerAPIServerDir string
 }
 
 // FunctionGoTemplating is the path of function-go-templating.
@@ -38,6 +41,9 @@ func (t Tools) etcd() string           { return filepath.Join(t.EtcdDir, "etcd")
 func (t Tools) crossplane() string     { return filepath.Join(t.CrossplaneDir, "crossplane") }
 func (t Tools) provider() string {
 	return filepath.Join(t.ProviderKubernetesDir, "provider-kubernetes")
+}
+func (t Tools) gardenerAPIServer() string {
+	return filepath.Join(t.GardenerAPIServerDir, "gardener-apiserver")
 }
 
 // Kubectl is the path of the pinned kubectl, for tests and how-tos.
@@ -59,6 +65,7 @@ func (t Tools) resolve(ctx context.Context, repoRoot string, logf func(string, .
 		{&t.FunctionGoTemplatingDir, "function-go-templating", "SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING"},
 		{&t.ClusterAPIDir, "cluster-api", "SCS_KAAS_TOOL_CLUSTER_API"},
 		{&t.ClusterAPIOpenStackDir, "cluster-api-provider-openstack", "SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK"},
+		{&t.GardenerAPIServerDir, "gardener-apiserver", "SCS_KAAS_TOOL_GARDENER_APISERVER"},
 	}
 	for _, f := range fields {
 		if *f.dir == "" {
@@ -80,7 +87,7 @@ func (t Tools) resolve(ctx context.Context, repoRoot string, logf func(string, .
 		*f.dir = strings.TrimSpace(out.String())
 	}
 	need := []string{t.kube("kube-apiserver"), t.kube("kube-controller-manager"), t.etcd(), t.crossplane(), t.provider(), t.FunctionGoTemplating(),
-		filepath.Join(t.ClusterAPIOpenStackDir, "crds")}
+		filepath.Join(t.ClusterAPIOpenStackDir, "crds"), t.gardenerAPIServer()}
 	for _, c := range capiComponents {
 		need = append(need, filepath.Join(t.ClusterAPIDir, c.binary))
 	}

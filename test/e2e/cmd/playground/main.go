@@ -87,7 +87,7 @@ type upConfig struct {
 	timeout *time.Duration
 	// namespaces are created in the Crossplane cluster (for claims).
 	namespaces list
-	// kubeconfigProvider also runs provider-gardener-kubeconfig with fake-garden-auth.
+	// kubeconfigProvider also runs provider-gardener-kubeconfig against the garden.
 	kubeconfigProvider *bool
 	// backends runs Cluster API with the scs2 ClusterClasses and installs the CRDs of
 	// the controllers that cannot run (the Cluster Stack operator, provider-openstack).
@@ -109,13 +109,12 @@ func upFlags(fs *flag.FlagSet) *upConfig {
 	fs.StringVar(&o.FunctionCertsDirFlag, "function-certs-dir-flag", "", "also pass the function's TLS directory as this flag (it always gets TLS_SERVER_CERTS_DIR)")
 	fs.Var(&c.fnArgs, "function-arg", "extra function argument (repeatable)")
 	fs.Var(&c.manifests, "manifest", "file or directory applied into the Crossplane cluster (repeatable, comma-separated)")
-	fs.Var(&c.projects, "project", "Gardener project: creates namespace garden-<project> (repeatable, comma-separated)")
+	fs.Var(&c.projects, "project", "Gardener project: creates the Project, its namespace garden-<project> and its OpenStack credentials in the garden (repeatable, comma-separated)")
 	fs.Var(&c.gardenCRDs, "garden-crd", "extra CRD file or directory for the garden cluster (repeatable)")
-	fs.StringVar(&o.ShootCRD, "shoot-crd", "", "Shoot CRD (default: hack/shootcrd/crds/core.gardener.cloud_shoots.yaml)")
 	fs.StringVar(&o.ProviderConfigName, "provider-config", "garden", "name of the provider-kubernetes (Cluster)ProviderConfig for the garden")
 	fs.DurationVar(&o.PollInterval, "poll-interval", 10*time.Second, "Crossplane and provider poll interval")
 	fs.Var(&c.namespaces, "namespace", "namespace to create in the Crossplane cluster, e.g. for claims (repeatable, comma-separated)")
-	c.kubeconfigProvider = fs.Bool("kubeconfig-provider", false, "also run provider-gardener-kubeconfig (built from the repository; its CRDs must be among the manifests) with fake-garden-auth standing in for gardener-apiserver")
+	c.kubeconfigProvider = fs.Bool("kubeconfig-provider", false, "also run provider-gardener-kubeconfig (built from the repository; its CRDs must be among the manifests) against the garden's gardener-apiserver (shoots/adminkubeconfig)")
 	c.backends = fs.Bool("backends", false, "also run Cluster API (with the scs2 ClusterClasses of the ClusterStackReleases among --with-status) and serve the CRDs of the controllers that cannot run here (ClusterStackRelease, provider-openstack ClusterV1 and NodegroupV1)")
 	fs.Var(&c.withStatus, "with-status", "file or directory applied into the Crossplane cluster with the status each object carries, written as its controller would (repeatable, comma-separated)")
 	c.timeout = fs.Duration("timeout", 45*time.Minute, "give up after this long (includes building missing tools)")
