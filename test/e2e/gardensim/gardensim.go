@@ -7,8 +7,13 @@
 // gardenlet does, with the fields Gardener's schema requires (uid, technicalID, hibernated,
 // gardener) and the ones the composition function reads (lastOperation, lastErrors,
 // observedGeneration, the health conditions, advertisedAddresses). It also publishes the
-// ConfigMap <shoot>.ca-cluster, from which gardener-apiserver (here: fake-garden-auth of
-// provider-gardener-kubeconfig) takes the CA of the admin kubeconfigs it issues.
+// ConfigMap <shoot>.ca-cluster and the InternalSecret <shoot>.ca-client, from which
+// gardener-apiserver's shoots/adminkubeconfig takes the cluster CA and signs the client
+// certificate of the admin kubeconfigs it issues.
+//
+// It writes through the garden's real gardener-apiserver, whose status validation applies
+// (technicalID and uid are immutable once set, advertised addresses are https). It adds no
+// finalizer, so a Shoot whose deletion Gardener admits is gone at once.
 package gardensim
 
 import (
@@ -77,8 +82,13 @@ func project(shoot *unstructured.Unstructured) string {
 	return strings.TrimPrefix(shoot.GetNamespace(), "garden-")
 }
 
-// Status returns the whole status Gardener would write on shoot in state s, at time now.
+// Status returns the whole status Gardener would write on shoot in state s, at time now, for
+// a cluster at APIServerURL(shoot).
 func Status(shoot *unstructured.Unstructured, s State, now time.Time) (map[string]any, error) {
+	return status(shoot, s, now, APIServerURL(shoot))
+}
+
+func status(shoot *unstructured.Unstructured, s State, now time.Time, apiServerURL string) (map[string]any, error) {
 	ts := now.UTC().Format(time.RFC3339)
 	status := map[string]any{
 		// Required by Gardener's schema, always present on a real Shoot.
@@ -109,7 +119,7 @@ func Status(shoot *unstructured.Unstructured, s State, now time.Time) (map[strin
 		status["observedGeneration"] = shoot.GetGeneration()
 		status["lastOperation"] = operation("Succeeded", 100, "Shoot cluster has been successfully reconciled (simulated)")
 		status["conditions"] = conditions("True", "HealthChecksPassed", "simulated by gardensim")
-		status["advertisedAddresses"] = []any{map[string]any{"name": "external", "url": APIServerURL(shoot)}}
+		status["advertisedAddresses"] = []any{map[string]any{"name": "external", "url": apiServerURL}}
 	case Progressing:
 		status["observedGeneration"] = shoot.GetGeneration()
 		status["lastOperation"] = operation("Processing", 40, "Waiting until the Kubernetes API server is ready (simulated)")
@@ -131,13 +141,23 @@ func Status(shoot *unstructured.Unstructured, s State, now time.Time) (map[strin
 	return status, nil
 }
 
-// Write does what Gardener would do for Shoot namespace/name in state s: it publishes the
-// cluster CA (PublishCA) and replaces the Shoot's status through the status subresource.
+// Option changes what Write publishes.
+type Option func(*Cluster)
+
+// WithCluster makes Write advertise c's API server and publish c's CAs (see Cluster).
+func WithCluster(c Cluster) Option { return func(o *Cluster) { *o = c } }
+
+// Write does what gardenlet would do for Shoot namespace/name in state s: it publishes the
+// Shoot's CAs (PublishCAs) and replaces the Shoot's status through the status subresource.
 // It returns the updated Shoot. It reads the Shoot first (the status carries its uid and
 // generation) and retries on conflicts, since provider-kubernetes may update the Shoot at
 // the same time.
-func Write(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface, namespace, name string, s State) (*unstructured.Unstructured, error) {
-	if err := PublishCA(ctx, kube, namespace, name); err != nil {
+func Write(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface, namespace, name string, s State, opts ...Option) (*unstructured.Unstructured, error) {
+	var c Cluster
+	for _, o := range opts {
+		o(&c)
+	}
+	if err := PublishCAs(ctx, kube, dyn, namespace, name, c); err != nil {
 		return nil, err
 	}
 	shoots := dyn.Resource(ShootGVR).Namespace(namespace)
@@ -147,11 +167,15 @@ func Write(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface
 		if err != nil {
 			return err
 		}
-		status, err := Status(shoot, s, time.Now())
+		url := c.APIServerURL
+		if url == "" {
+			url = APIServerURL(shoot)
+		}
+		st, err := status(shoot, s, time.Now(), url)
 		if err != nil {
 			return err
 		}
-		shoot.Object["status"] = status
+		shoot.Object["status"] = st
 		out, err = shoots.UpdateStatus(ctx, shoot, metav1.UpdateOptions{FieldManager: "gardensim"})
 		return err
 	})

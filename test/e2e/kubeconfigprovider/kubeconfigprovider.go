@@ -2,18 +2,15 @@
 // local control plane (package controlplane), so that Gardener clusters get their admin
 // kubeconfig as they would in production.
 //
-// The provider runs for real, as a plain process against the Crossplane cluster. What it
-// calls, gardener-apiserver's shoots/adminkubeconfig subresource, cannot exist in the local
-// garden (a CRD cannot serve custom subresources): the provider's fake-garden-auth stands in
-// for it, looking Shoots up in the local garden cluster and delegating authentication and
-// authorization to it. The kubeconfigs it issues are signed by a made-up CA and work
-// nowhere, since no cluster runs behind a Shoot here.
+// The provider runs for real, as a plain process against the Crossplane cluster, and calls
+// the real shoots/adminkubeconfig subresource of the garden's gardener-apiserver, as a garden
+// user that may do that and nothing else. The kubeconfigs reach the address and carry the CAs
+// that gardenlet (here package gardensim) published for the Shoot.
 package kubeconfigprovider
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -23,10 +20,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
@@ -42,8 +39,9 @@ const CRDDir = ModuleDir + "/package/crds"
 // Process names in the control plane's run directory.
 const (
 	ProviderProcess  = "provider-gardener-kubeconfig"
-	FakeAuthProcess  = "fake-garden-auth"
 	credentialSecret = "garden-adminkubeconfig-credentials"
+	// GardenUser is the provider's user in the garden.
+	GardenUser = "scs-kaas:provider-gardener-kubeconfig"
 )
 
 // Options configure Start.
@@ -57,10 +55,10 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
-// Start builds the provider and fake-garden-auth into the run directory, starts
-// fake-garden-auth for the garden cluster, gives the provider a ProviderConfig whose
-// credentials reach the garden through it, and starts the provider. The processes belong
-// to env: env.Stop (or controlplane.StopRun) stops them.
+// Start builds the provider into the run directory, gives it a garden user that may create
+// shoots/adminkubeconfig (a ClusterRole and its binding in the garden), a ProviderConfig
+// with that user's kubeconfig, and starts it. The process belongs to env: env.Stop (or
+// controlplane.StopRun) stops it.
 func Start(ctx context.Context, env *controlplane.Env, opts Options) error {
 	if opts.ProviderConfigName == "" {
 		opts.ProviderConfigName = "garden"
@@ -76,9 +74,9 @@ func Start(ctx context.Context, env *controlplane.Env, opts Options) error {
 	if err := build(ctx, opts.RepoRoot, dir); err != nil {
 		return err
 	}
-	opts.Logf("built %s and %s (%.1fs)", ProviderProcess, FakeAuthProcess, time.Since(t).Seconds())
+	opts.Logf("built %s (%.1fs)", ProviderProcess, time.Since(t).Seconds())
 
-	kubeconfig, err := startFakeAuth(ctx, env, dir)
+	kubeconfig, err := gardenUser(ctx, env.Garden)
 	if err != nil {
 		return err
 	}
@@ -88,13 +86,13 @@ func Start(ctx context.Context, env *controlplane.Env, opts Options) error {
 	if err := startProvider(ctx, env, dir); err != nil {
 		return err
 	}
-	opts.Logf("ready: %s (ProviderConfig %s) with %s for the garden", ProviderProcess, opts.ProviderConfigName, FakeAuthProcess)
+	opts.Logf("ready: %s (ProviderConfig %s) for the garden's shoots/adminkubeconfig", ProviderProcess, opts.ProviderConfigName)
 	return nil
 }
 
-// build compiles both commands; warm, this takes seconds.
+// build compiles the provider; warm, this takes seconds.
 func build(ctx context.Context, repoRoot, dir string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), "./cmd/provider", "./cmd/fake-garden-auth")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "provider"), "./cmd/provider")
 	cmd.Dir = filepath.Join(repoRoot, ModuleDir)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -104,49 +102,28 @@ func build(ctx context.Context, repoRoot, dir string) error {
 	return nil
 }
 
-// startFakeAuth runs fake-garden-auth against the garden cluster and returns the kubeconfig
-// it wrote for the provider: the garden's admin user, aimed at fake-garden-auth.
-func startFakeAuth(ctx context.Context, env *controlplane.Env, dir string) ([]byte, error) {
-	// The garden's CA signed its admin client certificate; fake-garden-auth verifies client
-	// certificates against it like an aggregated API server would.
-	cfg, err := clientcmd.LoadFromFile(env.Garden.Kubeconfig)
-	if err != nil {
+// gardenUser grants GardenUser what the provider needs in the garden, the right to create
+// shoots/adminkubeconfig (no read of Shoots or Secrets), and returns its kubeconfig.
+func gardenUser(ctx context.Context, garden *controlplane.Cluster) ([]byte, error) {
+	const name = "scs-kaas:adminkubeconfig"
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{"core.gardener.cloud"}, Resources: []string{"shoots/adminkubeconfig"}, Verbs: []string{"create"},
+		}},
+	}
+	if _, err := garden.Client.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, err
 	}
-	kctx := cfg.Contexts[cfg.CurrentContext]
-	if kctx == nil || cfg.Clusters[kctx.Cluster] == nil {
-		return nil, fmt.Errorf("%s has no current cluster", env.Garden.Kubeconfig)
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: GardenUser}},
 	}
-	clientCA := filepath.Join(dir, "garden-client-ca.crt")
-	if err := os.WriteFile(clientCA, cfg.Clusters[kctx.Cluster].CertificateAuthorityData, 0o644); err != nil {
+	if _, err := garden.Client.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, err
 	}
-	ports, err := controlplane.FreePorts(1)
-	if err != nil {
-		return nil, err
-	}
-	addressFile := filepath.Join(dir, "fake-garden-auth.address")
-	providerKubeconfig := filepath.Join(dir, "provider-garden.kubeconfig")
-	for _, f := range []string{addressFile, providerKubeconfig} {
-		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-	}
-	err = env.StartProcess(ctx, FakeAuthProcess, filepath.Join(dir, "fake-garden-auth"), []string{
-		"--garden-kubeconfig=" + env.Garden.Kubeconfig,
-		"--listen=127.0.0.1:" + strconv.Itoa(ports[0]),
-		"--client-ca-file=" + clientCA,
-		"--address-file=" + addressFile,
-		"--write-provider-kubeconfig=" + providerKubeconfig,
-	}, nil, time.Minute, func(context.Context) (bool, error) {
-		// Written once it listens, after the provider kubeconfig.
-		_, err := os.Stat(addressFile)
-		return err == nil, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return os.ReadFile(providerKubeconfig)
+	return garden.UserKubeconfig(GardenUser)
 }
 
 // configure stores the kubeconfig in a Secret and points the provider's ProviderConfig and

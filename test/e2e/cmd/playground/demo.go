@@ -86,10 +86,10 @@ func demo(args []string) error {
 		if !st.native.isShoot() {
 			continue
 		}
-		// Gardener publishes a Shoot's cluster CA early in its creation; gardener-apiserver
-		// (here fake-garden-auth) needs it to issue admin kubeconfigs. Doing it now lets a
-		// hand-written status alone make the claim Ready.
-		if err := gardensim.PublishCA(ctx, env.Garden.Client, st.native.Namespace, st.native.Name); err != nil {
+		// gardenlet publishes a Shoot's CAs early in its creation; gardener-apiserver needs
+		// them to issue admin kubeconfigs. Doing it now lets a hand-written status alone
+		// make the claim Ready.
+		if err := gardensim.PublishCAs(ctx, env.Garden.Client, env.Garden.Dynamic, st.native.Namespace, st.native.Name, gardensim.Cluster{}); err != nil {
 			return hint(err)
 		}
 	}
@@ -161,9 +161,10 @@ The SCS cluster API playground runs (run dir %s).
 Crossplane cluster: kube-apiserver, etcd, kube-controller-manager, Crossplane core, the
 composition function, provider-kubernetes, provider-gardener-kubeconfig, and Cluster API
 (core, kubeadm control plane and bootstrap managers) with the SCS scs2 ClusterClasses.
-Garden cluster:     kube-apiserver and etcd with Gardener's Shoot CRD (a stand-in for a
-                    Gardener garden), fake-garden-auth (serves shoots/adminkubeconfig).
-No Gardener runs: Shoots are created, updated and deleted for real, but nothing builds
+Garden cluster:     kube-apiserver and etcd with the real gardener-apiserver aggregated
+                    (Shoots admitted against the CloudProfile "openstack"; the real
+                    shoots/adminkubeconfig), a Project per team, a Seed.
+No gardenlet runs: Shoots are created, updated and deleted for real, but nothing builds
 clusters or reports on them until you write their status (below).
 
 `, runDir)
