@@ -2,7 +2,9 @@ package gardener
 
 import (
 	"fmt"
+	"slices"
 
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
@@ -23,6 +25,30 @@ const (
 	adminKubeconfigKind                 = "AdminKubeconfig"
 	clusterProviderConfigKind           = "ClusterProviderConfig"
 )
+
+// kubeconfigDue says whether the AdminKubeconfig is composed: once the Shoot advertises its
+// API server, and from then on for good (an AdminKubeconfig that exists is never dropped).
+// gardener-apiserver refuses to issue an admin kubeconfig before gardenlet advertises an
+// address (it puts the address into the kubeconfig); asking earlier would only fill the
+// claim with the garden's refusals for the minutes a Shoot takes to come up.
+func kubeconfigDue(req *model.Request, shoot *gardencorev1beta1.Shoot) bool {
+	if _, composed := req.Observed[ResourceKubeconfig]; composed {
+		return true
+	}
+	return shoot != nil && advertisesAPIServer(shoot)
+}
+
+// kubeconfigAddressNames are the advertised addresses gardener-apiserver builds admin
+// kubeconfigs for.
+var kubeconfigAddressNames = []string{"external", "internal", "unmanaged", "wildcard-tls-seed-bound"}
+
+// advertisesAPIServer says whether the Shoot's status has an address gardener-apiserver
+// issues admin kubeconfigs for.
+func advertisesAPIServer(shoot *gardencorev1beta1.Shoot) bool {
+	return slices.ContainsFunc(shoot.Status.AdvertisedAddresses, func(a gardencorev1beta1.ShootAdvertisedAddress) bool {
+		return slices.Contains(kubeconfigAddressNames, a.Name)
+	})
+}
 
 // adminKubeconfig renders the AdminKubeconfig of the cluster's Shoot. It publishes
 // kubeconfig, endpoint and ca.crt into a connection secret that Crossplane reads back.
@@ -74,7 +100,7 @@ func kubeconfigDetails(req *model.Request) (map[string][]byte, error) {
 // Expired) once the kubeconfig in the connection secret has expired, and Synced to False
 // while it cannot get a new one from the garden. Either makes the kubeconfig resource, and
 // so the claim, not ready, and the claim's KubeconfigReady condition says why.
-func kubeconfigVerdict(req *model.Request, details map[string][]byte) (bool, model.Condition) {
+func kubeconfigVerdict(req *model.Request, shoot *gardencorev1beta1.Shoot, details map[string][]byte) (bool, model.Condition) {
 	c := model.Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: model.ConditionFalse}
 	ak := req.Observed[ResourceKubeconfig].Object
 	ready := model.ConditionOf(ak, "Ready")
@@ -87,6 +113,9 @@ func kubeconfigVerdict(req *model.Request, details map[string][]byte) (bool, mod
 	case synced.Found && synced.Status == "False":
 		c.Reason = kaasv1alpha1.ReasonKubeconfigRenewalFailing
 		c.Message = model.Truncate("provider-gardener-kubeconfig cannot get an admin kubeconfig from the garden: " + synced.Message)
+	case details == nil && !kubeconfigDue(req, shoot):
+		c.Reason = kaasv1alpha1.ReasonKubeconfigPending
+		c.Message = "waiting for Gardener to advertise the Shoot's API server (status.advertisedAddresses); then provider-gardener-kubeconfig requests an admin kubeconfig from the garden"
 	case details == nil:
 		c.Reason, c.Message = kaasv1alpha1.ReasonKubeconfigPending, "provider-gardener-kubeconfig has not delivered an admin kubeconfig yet"
 	default:

@@ -27,7 +27,7 @@ func observe(req *model.Request, shoot *gardencorev1beta1.Shoot) (*model.Observa
 	if err != nil {
 		return nil, err
 	}
-	kubeconfigReady, kubeconfig := kubeconfigVerdict(req, details)
+	kubeconfigReady, kubeconfig := kubeconfigVerdict(req, shoot, details)
 	obs := &model.Observation{ResourceReady: map[string]bool{ResourceShoot: false, ResourceKubeconfig: kubeconfigReady}}
 	if shoot == nil {
 		obs.Status.Phase = kaasv1alpha1.PhaseProvisioning

@@ -20,7 +20,8 @@ const readinessQuery = `has(object.status) && has(object.status.lastOperation) &
 	`['APIServerAvailable', 'ControlPlaneHealthy', 'EveryNodeReady', 'SystemComponentsHealthy'].all(t, ` +
 	`object.status.conditions.exists(c, c.type == t && c.status == 'True'))`
 
-// render returns the Shoot where the garden cluster is, and its AdminKubeconfig.
+// render returns the Shoot where the garden cluster is, and its AdminKubeconfig once the
+// garden can issue one (kubeconfigDue).
 func render(req *model.Request, observed *gardencorev1beta1.Shoot) (*model.Rendering, error) {
 	shoot, err := buildShoot(req, observed)
 	if err != nil {
@@ -31,12 +32,15 @@ func render(req *model.Request, observed *gardencorev1beta1.Shoot) (*model.Rende
 		return nil, err
 	}
 	garden := req.Place(req.Environment.Gardener.GardenCluster)
+	resources := []model.Resource{
+		garden.Compose(model.Native{Resource: ResourceShoot, Object: &unstructured.Unstructured{Object: m},
+			Wrapper: objectName(req.NativeName), Readiness: readinessQuery}),
+	}
+	if kubeconfigDue(req, observed) {
+		resources = append(resources, adminKubeconfig(req, shoot.Namespace, shoot.Name))
+	}
 	return &model.Rendering{
-		Resources: []model.Resource{
-			garden.Compose(model.Native{Resource: ResourceShoot, Object: &unstructured.Unstructured{Object: m},
-				Wrapper: objectName(req.NativeName), Readiness: readinessQuery}),
-			adminKubeconfig(req, shoot.Namespace, shoot.Name),
-		},
+		Resources:          resources,
 		NativeRef:          &kaasv1alpha1.ObjectReference{APIVersion: shootAPIVersion, Kind: shootKind, Namespace: shoot.Namespace, Name: shoot.Name},
 		EnvironmentChanges: environmentChanges(&req.Cluster.Spec, req.Environment, observed),
 	}, nil

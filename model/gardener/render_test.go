@@ -2,16 +2,19 @@ package gardener
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 // TestRenderMapsEveryPortableField writes down, field by field, the Shoot the backend
@@ -256,7 +259,9 @@ func TestRenderIsDeterministic(t *testing.T) {
 func TestRenderAdminKubeconfig(t *testing.T) {
 	env := environment()
 	env.Gardener.AdminKubeconfig = &envv1alpha1.GardenerAdminKubeconfig{ProviderConfigName: "garden-auth", ExpirationSeconds: ptrTo[int64](3600), RenewBefore: "20m"}
-	req := request(fullSpec(), env, nil)
+	advertised := existingShoot()
+	healthyStatus(advertised)
+	req := request(fullSpec(), env, advertised)
 	req.Options.ConnectionSecretNamespace = "crossplane-system"
 	r, err := renderOf(req)
 	if err != nil {
@@ -277,8 +282,77 @@ func TestRenderAdminKubeconfig(t *testing.T) {
 		t.Errorf("AdminKubeconfig: -want, +got:\n%s", diff)
 	}
 	env.Gardener.AdminKubeconfig = nil
-	r, _ = renderOf(request(fullSpec(), env, nil))
+	r, _ = renderOf(request(fullSpec(), env, advertised))
 	if got := r.Resources[1].Object.Object["spec"].(map[string]any)["providerConfigRef"]; !cmp.Equal(got, map[string]any{"name": "garden"}) {
 		t.Errorf("default providerConfigRef = %v, want the garden cluster's name", got)
+	}
+}
+
+// TestAdminKubeconfigWaitsForAnAdvertisedAddress: gardener-apiserver issues admin kubeconfigs
+// only for a Shoot that advertises its API server, so the AdminKubeconfig is composed from
+// then on, and kept once it exists, whatever the Shoot says later.
+func TestAdminKubeconfigWaitsForAnAdvertisedAddress(t *testing.T) {
+	progressing := existingShoot()
+	progressing.Status.LastOperation = &gardencorev1beta1.LastOperation{Type: gardencorev1beta1.LastOperationTypeCreate, State: gardencorev1beta1.LastOperationStateProcessing, Progress: 40}
+	advertised := existingShoot()
+	healthyStatus(advertised)
+	internalOnly := existingShoot()
+	internalOnly.Status.AdvertisedAddresses = []gardencorev1beta1.ShootAdvertisedAddress{{Name: "internal", URL: "https://api.internal.example"}}
+	serviceAccountIssuerOnly := existingShoot()
+	serviceAccountIssuerOnly.Status.AdvertisedAddresses = []gardencorev1beta1.ShootAdvertisedAddress{{Name: "service-account-issuer", URL: "https://issuer.example"}}
+
+	cases := map[string]struct {
+		shoot          *gardencorev1beta1.Shoot
+		kubeconfigSeen bool
+		want           []string
+		wantMessage    string
+	}{
+		"NoShootYet":                    {want: []string{ResourceShoot}, wantMessage: "waiting for Gardener to advertise the Shoot's API server"},
+		"ShootWithoutAddress":           {shoot: progressing, want: []string{ResourceShoot}, wantMessage: "waiting for Gardener to advertise the Shoot's API server"},
+		"OnlyTheServiceAccountIssuer":   {shoot: serviceAccountIssuerOnly, want: []string{ResourceShoot}, wantMessage: "waiting for Gardener to advertise"},
+		"InternalAddress":               {shoot: internalOnly, want: []string{ResourceShoot, ResourceKubeconfig}, wantMessage: "has not delivered an admin kubeconfig yet"},
+		"ExternalAddress":               {shoot: advertised, want: []string{ResourceShoot, ResourceKubeconfig}, wantMessage: "has not delivered an admin kubeconfig yet"},
+		"ComposedStaysWithoutAnAddress": {shoot: progressing, kubeconfigSeen: true, want: []string{ResourceShoot, ResourceKubeconfig}, wantMessage: "has not delivered an admin kubeconfig yet"},
+		"ComposedStaysWithoutTheShoot":  {kubeconfigSeen: true, want: []string{ResourceShoot, ResourceKubeconfig}, wantMessage: "has not delivered an admin kubeconfig yet"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var shoot *gardencorev1beta1.Shoot
+			if tc.shoot != nil {
+				shoot = tc.shoot.DeepCopy()
+			}
+			req := request(fullSpec(), environment(), shoot)
+			if tc.kubeconfigSeen {
+				req.Observed[ResourceKubeconfig] = model.ObservedResource{Object: &unstructured.Unstructured{Object: map[string]any{
+					"apiVersion": adminKubeconfigAPIVersion, "kind": adminKubeconfigKind,
+					"metadata": map[string]any{"name": kubeconfigObjectName(req.NativeName)},
+				}}}
+			}
+			r, err := renderOf(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, res := range r.Resources {
+				got = append(got, res.Name)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("resources: -want, +got:\n%s", diff)
+			}
+			obs, err := observeOf(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kubeconfig *model.Condition
+			for i := range obs.Conditions {
+				if obs.Conditions[i].Type == kaasv1alpha1.ConditionKubeconfigReady {
+					kubeconfig = &obs.Conditions[i]
+				}
+			}
+			if kubeconfig == nil || kubeconfig.Status != model.ConditionFalse || kubeconfig.Reason != kaasv1alpha1.ReasonKubeconfigPending ||
+				!strings.Contains(kubeconfig.Message, tc.wantMessage) {
+				t.Errorf("KubeconfigReady = %+v, want False/%s saying %q", kubeconfig, kaasv1alpha1.ReasonKubeconfigPending, tc.wantMessage)
+			}
+		})
 	}
 }

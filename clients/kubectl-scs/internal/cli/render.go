@@ -400,8 +400,12 @@ func summarise(w io.Writer, r *rendered) {
 	if ns := r.input.GetNamespace(); ns != "" {
 		id = ns + "/" + id
 	}
-	fmt.Fprintf(w, "Rendered %s %s (%s flavour) for backend %s in environment %s: %d objects\n",
-		r.input.GetKind(), id, r.flavour, out.Environment.Backend, out.Environment.Name, len(r.objects))
+	objects := "objects"
+	if len(r.objects) == 1 {
+		objects = "object"
+	}
+	fmt.Fprintf(w, "Rendered %s %s (%s flavour) for backend %s in environment %s: %d %s\n",
+		r.input.GetKind(), id, r.flavour, out.Environment.Backend, out.Environment.Name, len(r.objects), objects)
 	if out.Status.Backend != nil && out.Status.Backend.Name != "" {
 		fmt.Fprintf(w, "  name in the backend: %s\n", out.Status.Backend.Name)
 	}

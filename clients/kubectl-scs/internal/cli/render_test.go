@@ -33,17 +33,16 @@ func minimalClaim(t *testing.T, old, replacement string) string {
 // renderedMinimal is what render says on standard error about the minimal claim, before
 // any validation.
 const renderedMinimal = `Note: namespace team1 was not given (--required): rendered as if it had no labels but kubernetes.io/metadata.name, which matters to environments that admit namespaces by label
-Rendered SCSCluster team1/dev (namespaced flavour) for backend gardener in environment gardener-regionone: 3 objects
+Rendered SCSCluster team1/dev (namespaced flavour) for backend gardener in environment gardener-regionone: 2 objects
   name in the backend: dev-mfn4yr
   phase: Provisioning
   BackendReady: False (Creating): the Shoot does not exist in the garden cluster yet
-  KubeconfigReady: False (Pending): provider-gardener-kubeconfig has not delivered an admin kubeconfig yet
+  KubeconfigReady: False (Pending): waiting for Gardener to advertise the Shoot's API server (status.advertisedAddresses); then provider-gardener-kubeconfig requests an admin kubeconfig from the garden
   EnvironmentUpToDate: True (UpToDate): the cluster uses what environment gardener-regionone offers and defaults
-  BackendSynced: Unknown (ApplyPending): waiting for gardener-kubeconfig, gardener-shoot to be reported applied
+  BackendSynced: Unknown (ApplyPending): waiting for gardener-shoot to be reported applied
 `
 
 const renderedMinimalNames = `object.kubernetes.m.crossplane.io/dev-mfn4yr-shoot
-adminkubeconfig.gardener.m.kaas.scs.community/dev-mfn4yr-kubeconfig
 secret/dev-kubeconfig
 `
 
@@ -68,8 +67,8 @@ func TestRender(t *testing.T) {
 		{
 			name:   "the same manifest as a legacy claim: the cluster-scoped kinds, no Secret of its own",
 			args:   []string{"render", "-f", repo + "/examples/claims/gardener-minimal.yaml", "--environment", envs, "--flavour", "legacy", "-o", "name"},
-			stdout: "object.kubernetes.crossplane.io/dev-mfn4yr-shoot\nadminkubeconfig.gardener.kaas.scs.community/dev-mfn4yr-kubeconfig\n",
-			stderr: strings.Replace(strings.Replace(renderedMinimal, "namespaced flavour", "legacy flavour", 1), "3 objects", "2 objects", 1),
+			stdout: "object.kubernetes.crossplane.io/dev-mfn4yr-shoot\n",
+			stderr: strings.Replace(strings.Replace(renderedMinimal, "namespaced flavour", "legacy flavour", 1), "2 objects", "1 object", 1),
 		},
 		{
 			name: "a legacy composite with what exists: the status reads Ready",
@@ -103,7 +102,6 @@ Rendered XSCSCluster shop-x7k2p (legacy flavour) for backend gardener in environ
   valid        SCSCluster team1/dev (the input, with the status the function would write): built-in XRD scsclusters.kaas.scs.community
   not checked  Object team1/dev-mfn4yr-shoot: no schema of kubernetes.m.crossplane.io/v1alpha1 Object at hand
   valid        Shoot garden-team1/dev-mfn4yr inside Object team1/dev-mfn4yr-shoot: CRD shoots.core.gardener.cloud from ../../../../hack/shootcrd/crds/core.gardener.cloud_shoots.yaml
-  valid        AdminKubeconfig team1/dev-mfn4yr-kubeconfig: CRD adminkubeconfigs.gardener.m.kaas.scs.community from ../../../../providers/provider-gardener-kubeconfig/package/crds/gardener.m.kaas.scs.community_adminkubeconfigs.yaml
   not checked  Secret team1/dev-kubeconfig: no schema of v1 Secret at hand
 `,
 		},
@@ -120,7 +118,6 @@ Rendered XSCSCluster shop-x7k2p (legacy flavour) for backend gardener in environ
                  spec.kubernets: field not declared in the schema (the API server would drop it)
   not checked  Object team1/dev-mfn4yr-shoot: no schema of kubernetes.m.crossplane.io/v1alpha1 Object at hand
   valid        Shoot garden-team1/dev-mfn4yr inside Object team1/dev-mfn4yr-shoot: CRD shoots.core.gardener.cloud from ../../../../hack/shootcrd/crds/core.gardener.cloud_shoots.yaml
-  not checked  AdminKubeconfig team1/dev-mfn4yr-kubeconfig: no schema of gardener.m.kaas.scs.community/v1alpha1 AdminKubeconfig at hand
   not checked  Secret team1/dev-kubeconfig: no schema of v1 Secret at hand
 error: 1 object does not match its schema; the API server would refuse it or drop fields
 `,
@@ -193,7 +190,6 @@ func TestRenderYAMLReadsBack(t *testing.T) {
 	}
 	want := []string{
 		"Object team1/dev-mfn4yr-shoot as gardener-shoot",
-		"AdminKubeconfig team1/dev-mfn4yr-kubeconfig as gardener-kubeconfig",
 		"Secret team1/dev-kubeconfig as kubeconfig-secret",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
