@@ -154,7 +154,7 @@ func TestCLI(t *testing.T) {
 	}
 	cli.run(ctx, "upgrade", name, "--to", "1.34").want(t, 0, "scscluster.kaas.scs.community/cli upgrading: spec.kubernetes.version 1.33 -> 1.34")
 	updated := waitShootMatches(ctx, t, deadline, native, "on Kubernetes 1.34", func(s *unstructured.Unstructured) bool {
-		return str(s, "spec", "kubernetes", "version") == "1.34"
+		return str(s, "spec", "kubernetes", "version") == gardenerPatch["1.34"]
 	})
 	if updated.GetUID() != shoot.GetUID() {
 		t.Fatalf("scale and upgrade replaced the Shoot: UID %s, was %s", updated.GetUID(), shoot.GetUID())

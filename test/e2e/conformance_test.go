@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,16 +25,12 @@ import (
 
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
-	"github.com/SovereignCloudStack/scs-kaas/test/e2e/kubeconfigprovider"
 )
 
 // The conformance kit's environment: Gardener, simulated, admitting one namespace of its own.
 const (
 	conformanceNamespace   = "conformance"
 	conformanceEnvironment = "gardener-conformance"
-	// conformanceProviderConfig is provider-gardener-kubeconfig's ProviderConfig of the
-	// environment: a fake-garden-auth of its own, whose kubeconfigs reach the stand-in cluster.
-	conformanceProviderConfig = "conformance-garden"
 	// conformanceRunLabel is the label the kit puts on what it creates.
 	conformanceRunLabel = "kaas.scs.community/conformance-run"
 )
@@ -44,9 +39,10 @@ const (
 // team's kubeconfig (a ServiceAccount token that may use SCSClusters and read Secrets in its
 // namespace, nothing else), against the Gardener backend with simulated status.
 //
-// One local kube-apiserver stands in for every cluster the kit creates: the environment's
-// own fake-garden-auth issues admin kubeconfigs for it (its URL, its CA, client certificates
-// signed by its CA), so the kit's kubeconfig and version checks talk to a real API server.
+// One local kube-apiserver stands in for every cluster the kit creates: the simulated
+// gardenlet advertises its URL for each Shoot and publishes its CA and a client CA it trusts,
+// so the admin kubeconfigs the garden's gardener-apiserver issues reach it, and the kit's
+// kubeconfig and version checks talk to a real API server.
 // That API server is the locally built Kubernetes 1.34; the environment offers 1.33 and 1.34,
 // and the kit tests 1.34 (--minors) and upgrades a cluster from 1.33 to 1.34. The stand-in
 // has no kubelet: the test creates two Nodes labelled as kubelets in az1 and az2 label
@@ -70,10 +66,10 @@ func TestConformance(t *testing.T) {
 	}
 	measure(t, "building kubectl-scs", start)
 
-	conformanceWorkload(ctx, t, dir)
+	workload := conformanceWorkload(ctx, t)
 	conformanceEnvironmentConfig(ctx, t)
 	kubeconfig := teamKubeconfig(ctx, t, dir)
-	stop := simulateGardenerIn(t, conformanceNamespace)
+	stop := simulateGardenerIn(t, conformanceNamespace, gardensim.WithCluster(workload))
 	defer stop()
 
 	kit := func(ctx context.Context, report string, extra ...string) *exec.Cmd {
@@ -186,11 +182,16 @@ func TestConformance(t *testing.T) {
 }
 
 // conformanceWorkload starts the API server that stands in for the kit's clusters, with
-// two Nodes labelled the way kubelets in zones az1 and az2 label themselves, and a
-// fake-garden-auth whose admin kubeconfigs reach it, as the environment's ProviderConfig.
-func conformanceWorkload(ctx context.Context, t *testing.T, dir string) {
+// two Nodes labelled the way kubelets in zones az1 and az2 label themselves, and returns it
+// as the cluster behind every Shoot: its URL, its CA, and a client CA (RSA, as Gardener
+// makes them) that it trusts and that gardener-apiserver signs admin kubeconfigs with.
+func conformanceWorkload(ctx context.Context, t *testing.T) gardensim.Cluster {
 	t.Helper()
-	workload, err := env.StartCluster(ctx, "conformance-workload")
+	clientCA, clientKey, err := gardensim.NewClientCA("conformance-workload-client-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	workload, err := env.StartCluster(ctx, "conformance-workload", clientCA)
 	if err != nil {
 		t.Fatalf("starting the API server that stands in for the kit's clusters: %v", err)
 	}
@@ -206,74 +207,28 @@ func conformanceWorkload(ctx context.Context, t *testing.T, dir string) {
 			t.Fatal(err)
 		}
 	}
-
-	cert, key, err := workload.CA()
+	// Gardener makes the holders of admin kubeconfigs cluster admins in every Shoot; the
+	// group depends on the requester's rights in the garden.
+	admins := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "gardener.cloud:admins"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{
+			{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "gardener.cloud:system:admins"},
+			{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "gardener.cloud:project:admins"},
+		},
+	}
+	if _, err := workload.Client.RbacV1().ClusterRoleBindings().Create(ctx, admins, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	caCert, _, err := workload.CA()
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string][]byte{"workload-ca.crt": cert, "workload-ca.key": key}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	providerDir := filepath.Join(env.RunDir, kubeconfigprovider.ProviderProcess)
-	ports, err := controlplane.FreePorts(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const process = "fake-garden-auth-conformance"
-	addressFile := filepath.Join(dir, "fake-garden-auth.address")
-	providerKubeconfig := filepath.Join(dir, "provider-garden.kubeconfig")
-	err = env.StartProcess(ctx, process, filepath.Join(providerDir, "fake-garden-auth"), []string{
-		"--garden-kubeconfig=" + env.Garden.Kubeconfig,
-		"--listen=127.0.0.1:" + strconv.Itoa(ports[0]),
-		"--client-ca-file=" + filepath.Join(providerDir, "garden-client-ca.crt"),
-		"--address-file=" + addressFile,
-		"--write-provider-kubeconfig=" + providerKubeconfig,
-		"--server-url=" + workload.URL,
-		"--shoot-ca-file=" + filepath.Join(dir, "workload-ca.crt"),
-		"--signing-cert-file=" + filepath.Join(dir, "workload-ca.crt"),
-		"--signing-key-file=" + filepath.Join(dir, "workload-ca.key"),
-	}, nil, time.Minute, func(context.Context) (bool, error) {
-		_, err := os.Stat(addressFile)
-		return err == nil, err
-	})
-	if err != nil {
-		t.Fatalf("starting %s: %v", process, err)
-	}
-	t.Cleanup(func() { _ = env.StopProcess(process) })
-
-	kc, err := os.ReadFile(providerKubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	secrets := cp.Client.CoreV1().Secrets(controlplane.CrossplaneNamespace)
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: conformanceProviderConfig}, Data: map[string][]byte{"kubeconfig": kc}}
-	if _, err := secrets.Create(ctx, secret, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = secrets.Delete(context.Background(), conformanceProviderConfig, metav1.DeleteOptions{}) })
-	var configs []*unstructured.Unstructured
-	for _, kind := range []struct{ apiVersion, kind string }{
-		{"gardener.kaas.scs.community/v1alpha1", "ProviderConfig"},
-		{"gardener.m.kaas.scs.community/v1alpha1", "ClusterProviderConfig"},
-	} {
-		configs = append(configs, &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": kind.apiVersion, "kind": kind.kind,
-			"metadata": map[string]any{"name": conformanceProviderConfig},
-			"spec": map[string]any{"credentials": map[string]any{"source": "Secret", "secretRef": map[string]any{
-				"namespace": controlplane.CrossplaneNamespace, "name": conformanceProviderConfig, "key": "kubeconfig"}}},
-		}})
-	}
-	if err := cp.ApplyObjects(ctx, configs...); err != nil {
-		t.Fatal(err)
-	}
+	return gardensim.Cluster{APIServerURL: workload.URL, CACert: caCert, ClientCACert: clientCA, ClientCAKey: clientKey}
 }
 
 // conformanceEnvironmentConfig installs the example Gardener environment under another name,
-// for the conformance namespace only, offering 1.33 and 1.34, with kubeconfigs from the
-// conformance fake-garden-auth.
+// for the conformance namespace only, offering 1.33 and 1.34.
 func conformanceEnvironmentConfig(ctx context.Context, t *testing.T) {
 	t.Helper()
 	objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "environments", "gardener-regionone.yaml"))
@@ -286,7 +241,6 @@ func conformanceEnvironmentConfig(ctx context.Context, t *testing.T) {
 	for path, v := range map[string]any{
 		"access":                     map[string]any{"namespaces": []any{conformanceNamespace}},
 		"catalog.kubernetesVersions": []any{"1.33", "1.34"},
-		"gardener.adminKubeconfig":   map[string]any{"providerConfigName": conformanceProviderConfig},
 	} {
 		if err := unstructured.SetNestedField(cfg.Object, v, append([]string{"data"}, strings.Split(path, ".")...)...); err != nil {
 			t.Fatal(err)
@@ -355,7 +309,7 @@ func teamKubeconfig(ctx context.Context, t *testing.T, dir string) string {
 // simulateGardenerIn plays Gardener for the Shoots of the SCSClusters of a namespace: each
 // Shoot not yet reconciled at its generation gets the status of a healthy, reconciled Shoot.
 // It returns a function that stops it.
-func simulateGardenerIn(t *testing.T, namespace string) func() {
+func simulateGardenerIn(t *testing.T, namespace string, opts ...gardensim.Option) func() {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -387,7 +341,7 @@ func simulateGardenerIn(t *testing.T, namespace string) func() {
 				if observed == s.GetGeneration() && str(s, "status", "lastOperation", "state") == "Succeeded" {
 					continue
 				}
-				if _, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, native, gardensim.Healthy); err != nil && ctx.Err() == nil {
+				if _, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, native, gardensim.Healthy, opts...); err != nil && ctx.Err() == nil {
 					logf("simulated Gardener: %v", err)
 				}
 			}

@@ -44,7 +44,8 @@ func TestDeleteUnprotectedClaimRemovesShoot(t *testing.T) {
 
 // TestDeleteProtectedClaimRefused: with deletion protection on, explicitly or by purpose
 // production, the ValidatingAdmissionPolicy refuses to delete the claim and its composite
-// resource, and the Shoot stays. Following docs/deletion-protection.md (turn protection
+// resource, gardener-apiserver refuses to delete the Shoot (no deletion confirmation), and
+// deleting the Object leaves the Shoot, which the recomposed Object takes back. Following docs/deletion-protection.md (turn protection
 // off, wait for Synced, delete) then deletes it.
 func TestDeleteProtectedClaimRefused(t *testing.T) {
 	needEnv(t)
@@ -124,6 +125,28 @@ func TestDeleteProtectedClaimRefused(t *testing.T) {
 			if claim.GetDeletionTimestamp() != nil {
 				t.Errorf("protected claim is being deleted")
 			}
+			assertShootUntouched(ctx, t, native, shoot)
+
+			// Behind our policy, Gardener's own: a protected Shoot lacks the deletion
+			// confirmation, so gardener-apiserver refuses to delete it, whoever asks.
+			err = shoots().Delete(ctx, native, metav1.DeleteOptions{})
+			if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), confirmDeletion) {
+				t.Fatalf("deleting the protected Shoot in the garden: %v, want Gardener's refusal naming %s", err, confirmDeletion)
+			}
+			// An admin deleting the Object (which the policy does not cover) leaves the
+			// Shoot (deletionPolicy Orphan); Crossplane composes the Object again and it
+			// takes the same Shoot back.
+			oldObject := obj.GetUID()
+			if err := objects().Delete(ctx, native+"-shoot", metav1.DeleteOptions{}); err != nil {
+				t.Fatalf("deleting the protected Object: %v", err)
+			}
+			waitFor(ctx, t, deadline, "Object "+native+"-shoot composed again and synced", func(ctx context.Context) (bool, error) {
+				o, err := objects().Get(ctx, native+"-shoot", metav1.GetOptions{})
+				if err != nil {
+					return false, err
+				}
+				return o.GetUID() != oldObject && conditionOf(o, "Synced").Status == "True", fmt.Errorf("Object %s Synced %v", o.GetUID(), conditionOf(o, "Synced"))
+			})
 			assertShootUntouched(ctx, t, native, shoot)
 
 			// Release it as docs/deletion-protection.md says: protection off, wait until

@@ -56,8 +56,9 @@ func TestGardenerSimulated_SucceededMakesClaimReady(t *testing.T) {
 	if got := str(claim, "status", "phase"); got != "Ready" {
 		t.Errorf("claim phase = %q, want Ready", got)
 	}
-	if got := str(claim, "status", "kubernetes", "version"); got != "1.34" {
-		t.Errorf("claim kubernetes version = %q, want 1.34", got)
+	// What runs: the patch Gardener picked for the minor.
+	if got := str(claim, "status", "kubernetes", "version"); got != gardenerPatch["1.34"] {
+		t.Errorf("claim kubernetes version = %q, want %s", got, gardenerPatch["1.34"])
 	}
 	// The kubeconfig provider-gardener-kubeconfig obtained for the Shoot reached the
 	// claim's connection secret (the claim is Ready only with it).

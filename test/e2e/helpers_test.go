@@ -317,6 +317,10 @@ func assertShootUntouched(ctx context.Context, t *testing.T, native string, befo
 	}
 }
 
+// gardenerPatch is the patch version gardener-apiserver gives a Shoot that names only a minor:
+// the CloudProfile's supported patch of it (test/e2e/controlplane/landscape).
+var gardenerPatch = map[string]string{"1.33": "1.33.6", "1.34": "1.34.2", "1.35": "1.35.0"}
+
 // gone is a waitFor condition: the object does not exist.
 func gone(ri dynamic.ResourceInterface, name string) func(context.Context) (bool, error) {
 	return func(ctx context.Context) (bool, error) {

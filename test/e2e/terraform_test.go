@@ -111,7 +111,7 @@ func TestTerraform(t *testing.T) {
 	measure(t, "tofu apply (scale, upgrade, protect) -> Ready", start)
 	updated := waitShootMatches(ctx, t, deadline, native, "scaled to 2..6 and on 1.34", func(s *unstructured.Unstructured) bool {
 		w := workers(s)["default"]
-		return w["minimum"] == int64(2) && w["maximum"] == int64(6) && str(s, "spec", "kubernetes", "version") == "1.34"
+		return w["minimum"] == int64(2) && w["maximum"] == int64(6) && str(s, "spec", "kubernetes", "version") == gardenerPatch["1.34"]
 	})
 	if updated.GetUID() != shoot.GetUID() {
 		t.Fatalf("the update replaced the Shoot: UID %s, was %s", updated.GetUID(), shoot.GetUID())

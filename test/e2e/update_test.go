@@ -33,7 +33,7 @@ func TestScaleAndMinorUpgradeChangeShootInPlace(t *testing.T) {
 			return w["minimum"] == int64(2) && w["maximum"] == int64(6)
 		}},
 		{"upgrade 1.33 -> 1.34", smallSpec("1.34", 2, 6), func(s *unstructured.Unstructured) bool {
-			return str(s, "spec", "kubernetes", "version") == "1.34"
+			return str(s, "spec", "kubernetes", "version") == gardenerPatch["1.34"]
 		}},
 	}
 	for _, s := range steps {
@@ -49,8 +49,8 @@ func TestScaleAndMinorUpgradeChangeShootInPlace(t *testing.T) {
 		}
 		created = shoot
 	}
-	// The claim reports the version it now asks for.
-	waitClaim(ctx, t, deadline, name, "status.kubernetes.version 1.34", fieldIs("1.34", "status", "kubernetes", "version"))
+	// The claim reports the version the cluster now runs: the patch Gardener picked.
+	waitClaim(ctx, t, deadline, name, "status.kubernetes.version "+gardenerPatch["1.34"], fieldIs(gardenerPatch["1.34"], "status", "kubernetes", "version"))
 }
 
 // TestVersionSkipAndDowngradeRejectedAtAdmission: the API server refuses a jump of two

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -43,10 +44,18 @@ type Cluster struct {
 	apiPort  int
 }
 
+// clusterOptions are what some clusters need beyond the defaults.
+type clusterOptions struct {
+	// extraArgs are appended to kube-apiserver's flags (the garden's front-proxy flags, see
+	// startGarden).
+	extraArgs []string
+	// clientCAs are further PEM CAs whose client certificates kube-apiserver accepts.
+	clientCAs [][]byte
+}
+
 // startCluster brings up etcd and kube-apiserver for one cluster and waits
-// until /readyz answers. extraArgs are appended to kube-apiserver's flags (the
-// garden's front-proxy flags, see startGarden).
-func (e *Env) startCluster(ctx context.Context, name string, extraArgs ...string) (*Cluster, error) {
+// until /readyz answers.
+func (e *Env) startCluster(ctx context.Context, name string, o clusterOptions) (*Cluster, error) {
 	dir := filepath.Join(e.RunDir, name)
 	pkiDir := filepath.Join(dir, "pki")
 	if err := os.MkdirAll(pkiDir, 0o700); err != nil {
@@ -101,8 +110,12 @@ func (e *Env) startCluster(ctx context.Context, name string, extraArgs ...string
 	if err != nil {
 		return nil, err
 	}
+	clientCAs := c.ca.certPEM
+	for _, ca := range o.clientCAs {
+		clientCAs = append(append(slices.Clone(clientCAs), '\n'), ca...)
+	}
 	files := map[string][]byte{
-		"ca.crt": c.ca.certPEM, "apiserver.crt": serving.certPEM, "apiserver.key": serving.keyPEM,
+		"ca.crt": c.ca.certPEM, "client-ca.crt": clientCAs, "apiserver.crt": serving.certPEM, "apiserver.key": serving.keyPEM,
 	}
 	for f, data := range files {
 		if err := os.WriteFile(filepath.Join(pkiDir, f), data, 0o600); err != nil {
@@ -125,7 +138,7 @@ func (e *Env) startCluster(ctx context.Context, name string, extraArgs ...string
 		"--cert-dir=" + filepath.Join(dir, "apiserver-certs"),
 		"--tls-cert-file=" + filepath.Join(pkiDir, "apiserver.crt"),
 		"--tls-private-key-file=" + filepath.Join(pkiDir, "apiserver.key"),
-		"--client-ca-file=" + filepath.Join(pkiDir, "ca.crt"),
+		"--client-ca-file=" + filepath.Join(pkiDir, "client-ca.crt"),
 		"--service-account-issuer=" + c.URL + "/",
 		"--service-account-key-file=" + saPub,
 		"--service-account-signing-key-file=" + saPriv,
@@ -137,7 +150,7 @@ func (e *Env) startCluster(ctx context.Context, name string, extraArgs ...string
 		// There is no Service network: do not maintain the kubernetes endpoints.
 		"--endpoint-reconciler-type=none",
 		"--profiling=false",
-	}, extraArgs...), nil)
+	}, o.extraArgs...), nil)
 	if err != nil {
 		return nil, err
 	}

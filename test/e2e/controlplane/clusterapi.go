@@ -153,7 +153,7 @@ func (e *Env) StartClusterAPI(ctx context.Context, c *Cluster) error {
 // and kube-apiserver, Cluster API, a kube-controller-manager (Cluster API's deletion relies
 // on garbage collection), and provider-kubernetes' provider configs for it, named name.
 func (e *Env) startManagementCluster(ctx context.Context, name string) error {
-	c, err := e.startCluster(ctx, name)
+	c, err := e.startCluster(ctx, name, clusterOptions{})
 	if err != nil {
 		return err
 	}

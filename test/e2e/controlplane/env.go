@@ -232,7 +232,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 					gardenErr = e.setupGarden(ctx)
 				}
 			}()
-			e.Crossplane, err = e.startCluster(ctx, "crossplane")
+			e.Crossplane, err = e.startCluster(ctx, "crossplane", clusterOptions{})
 			return err
 		}},
 		{"Crossplane core init (CRDs, secrets, Lock)", e.initCrossplane},

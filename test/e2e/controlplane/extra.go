@@ -43,9 +43,11 @@ func FreePorts(n int) ([]int, error) { return freePorts(n) }
 
 // StartCluster brings up one more cluster (etcd and kube-apiserver) in the control plane,
 // such as a stand-in for a workload cluster that a cluster API delivers a kubeconfig for.
-// Its admin kubeconfig is Cluster.Kubeconfig.
-func (e *Env) StartCluster(ctx context.Context, name string) (*Cluster, error) {
-	return e.startCluster(ctx, name)
+// Its admin kubeconfig is Cluster.Kubeconfig. Its API server also accepts client
+// certificates signed by clientCAs (PEM), such as the client CA a Gardener Shoot's admin
+// kubeconfigs are signed with.
+func (e *Env) StartCluster(ctx context.Context, name string, clientCAs ...[]byte) (*Cluster, error) {
+	return e.startCluster(ctx, name, clusterOptions{clientCAs: clientCAs})
 }
 
 // StartExtraFunction runs one more composition function next to the project's: a process

@@ -82,7 +82,7 @@ func (e *Env) startGarden(ctx context.Context) (*Cluster, error) {
 		return nil, err
 	}
 	files := map[string][]byte{
-		"front-proxy-ca.crt": frontProxyCA.certPEM,
+		"front-proxy-ca.crt":     frontProxyCA.certPEM,
 		"front-proxy-client.crt": frontProxyClient.certPEM, "front-proxy-client.key": frontProxyClient.keyPEM,
 	}
 	for f, data := range files {
@@ -91,15 +91,15 @@ func (e *Env) startGarden(ctx context.Context) (*Cluster, error) {
 		}
 	}
 	// No --enable-aggregator-routing: it cannot route to an ExternalName Service.
-	c, err := e.startCluster(ctx, "garden",
-		"--requestheader-client-ca-file="+filepath.Join(pkiDir, "front-proxy-ca.crt"),
+	c, err := e.startCluster(ctx, "garden", clusterOptions{extraArgs: []string{
+		"--requestheader-client-ca-file=" + filepath.Join(pkiDir, "front-proxy-ca.crt"),
 		"--requestheader-allowed-names=front-proxy-client",
 		"--requestheader-username-headers=X-Remote-User",
 		"--requestheader-group-headers=X-Remote-Group",
 		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
-		"--proxy-client-cert-file="+filepath.Join(pkiDir, "front-proxy-client.crt"),
-		"--proxy-client-key-file="+filepath.Join(pkiDir, "front-proxy-client.key"),
-	)
+		"--proxy-client-cert-file=" + filepath.Join(pkiDir, "front-proxy-client.crt"),
+		"--proxy-client-key-file=" + filepath.Join(pkiDir, "front-proxy-client.key"),
+	}})
 	if err != nil {
 		return nil, err
 	}
