@@ -35,7 +35,9 @@ func TestStaleCatalogShowsGardenersRefusalOnClaim(t *testing.T) {
 	if err := cp.ApplyObjects(ctx, stale); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cp.Dynamic.Resource(envGVR).Delete(context.Background(), environment, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = cp.Dynamic.Resource(envGVR).Delete(context.Background(), environment, metav1.DeleteOptions{})
+	})
 
 	spec := smallSpec("1.34", 1, 3)
 	spec["environment"] = environment

@@ -43,7 +43,9 @@ func TestAdminKubeconfigFromGardenIsRenewed(t *testing.T) {
 	if err := cp.ApplyObjects(ctx, short); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cp.Dynamic.Resource(envGVR).Delete(context.Background(), environment, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = cp.Dynamic.Resource(envGVR).Delete(context.Background(), environment, metav1.DeleteOptions{})
+	})
 
 	spec := smallSpec("1.34", 1, 3)
 	spec["environment"] = environment

@@ -84,8 +84,8 @@ func PublishCAs(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Inte
 		}
 		s := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "core.gardener.cloud/v1beta1", "kind": "InternalSecret",
-			"metadata": map[string]any{"name": ClientCASecretName(shoot), "namespace": namespace},
-			"type":     "Opaque",
+			"metadata":   map[string]any{"name": ClientCASecretName(shoot), "namespace": namespace},
+			"type":       "Opaque",
 			"stringData": map[string]any{"ca.crt": string(cert), "ca.key": string(key)},
 		}}
 		if _, err := secrets.Create(ctx, s, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
