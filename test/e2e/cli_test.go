@@ -68,7 +68,7 @@ func TestCLI(t *testing.T) {
 
 	// Offline, as a CI job checks a manifest: no kubeconfig, no API server.
 	r := cli.offline(ctx, "render", "-f", file, "--environment", filepath.Join(repoRoot, "examples", "environments"), "-n", claimNamespace, "-o", "name", "--validate")
-	r.want(t, 0, "object.kubernetes", "adminkubeconfig.gardener", "Rendered SCSCluster team1/cli", "valid        SCSCluster team1/cli")
+	r.want(t, 0, "object.kubernetes", "Rendered SCSCluster team1/cli", "valid        SCSCluster team1/cli")
 
 	start := time.Now()
 	cli.run(ctx, "create", "-f", file).wantStdout(t, 0, "scscluster.kaas.scs.community/cli created\n")
