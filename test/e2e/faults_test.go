@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
@@ -86,6 +87,12 @@ func TestFaults(t *testing.T) {
 		body, err := cp.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 		return err == nil && string(body) == "ok", err
 	}
+	// The garden serves Shoots again: its kube-apiserver and, aggregated behind it,
+	// gardener-apiserver answer.
+	shootsServed := func(ctx context.Context) (bool, error) {
+		_, err := shoots().List(ctx, metav1.ListOptions{Limit: 1})
+		return err == nil, err
+	}
 
 	cases := []struct {
 		name string
@@ -142,12 +149,13 @@ func TestFaults(t *testing.T) {
 			}
 			waitClaim(ctx, t, faultDeadline, "fault-g", "refused without its environment", hasCondition("Rendered", "False", "EnvironmentUnavailable"))
 		}},
-		{name: "garden API server down for a minute", slow: true, fault: func(t *testing.T) {
-			gardenReady := func(ctx context.Context) (bool, error) {
-				_, err := garden.Client.Discovery().ServerVersion()
-				return err == nil, err
+		{name: "gardener-apiserver restarted", fault: func(t *testing.T) {
+			if err := env.RestartProcess(ctx, controlplane.GardenerAPIServerProcess, 0, shootsServed); err != nil {
+				t.Fatal(err)
 			}
-			if err := env.RestartProcess(ctx, "kube-apiserver-garden", time.Minute, gardenReady); err != nil {
+		}},
+		{name: "garden API server down for a minute", slow: true, fault: func(t *testing.T) {
+			if err := env.RestartProcess(ctx, "kube-apiserver-garden", time.Minute, shootsServed); err != nil {
 				t.Fatal(err)
 			}
 		}},
