@@ -25,7 +25,8 @@ import (
 // The environment asks for gardener-apiserver's shortest lifetime, 10 minutes; the provider
 // renews after at most half of it. So that those five minutes are not spent idle, the test
 // sets the cluster up and then goes parallel: it waits for the renewal after the other tests
-// of the run, which by then has often happened (more than once, on a long run).
+// of the run, by which time it has happened (more than once, on a long run). Go runs a
+// package's tests in file order, and this file's name sorts first, so the set-up comes first.
 func TestAdminKubeconfigFromGardenIsRenewed(t *testing.T) {
 	needEnv(t)
 	if flavour != flavourLegacy {
