@@ -60,9 +60,6 @@ func landscape() ([]*unstructured.Unstructured, error) {
 	return decodeDocuments(data)
 }
 
-// LandscapeManifest is the landscape's manifest, for tests that compare environments with it.
-func LandscapeManifest() ([]*unstructured.Unstructured, error) { return landscape() }
-
 // startGarden starts the garden: etcd and a kube-apiserver set up for API aggregation (the
 // front-proxy flags), then gardener-apiserver behind it.
 func (e *Env) startGarden(ctx context.Context) (*Cluster, error) {
