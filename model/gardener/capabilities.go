@@ -40,11 +40,16 @@ func (Backend) Capabilities() model.Capabilities {
 			model.StatusKubeconfigReady:    "`Delivered`, `Pending`, `Expired`, `RenewalFailing` from the AdminKubeconfig's conditions",
 			model.StatusEnvironmentCurrent: "False while the cluster keeps a default, catalog value or machine image the environment changed since",
 		},
-		Composes: "the Shoot (or the Object around it), the AdminKubeconfig",
+		Composes: "the Shoot (or the Object around it), the AdminKubeconfig once the Shoot advertises its API server",
 		Removes:  "none: a pool removed from the spec is a worker removed from the Shoot, in place",
-		Proven: "Rendered Shoots pass Gardener's own API validation (test/gardener) and, end to end, the Shoot CRD " +
-			"schema of a garden API server, reached through provider-kubernetes; provider-gardener-kubeconfig runs " +
-			"and issues kubeconfigs through a stand-in for the shoots/adminkubeconfig subresource. Simulated: " +
-			"Gardener's controllers (the Shoot's status is written as Gardener writes it).",
+		Proven: "Rendered Shoots pass Gardener's own API validation (test/gardener) and, end to end, the real " +
+			"gardener-apiserver (v1.149.3, every default admission plugin) of a local garden, reached through " +
+			"provider-kubernetes: its defaulting (the CloudProfile's patch of a minor, machine image, architecture; " +
+			"the function keeps what Gardener chose), its admission against the CloudProfile, Project and " +
+			"CredentialsBinding (a refusal reaches the claim in Gardener's words), its deletion confirmation (a " +
+			"protected Shoot cannot be deleted in the garden either), and its shoots/adminkubeconfig subresource, " +
+			"from which provider-gardener-kubeconfig obtains and renews the claims' kubeconfigs. Simulated: " +
+			"gardenlet (the Shoot's status, advertised addresses and CAs are written as gardenlet writes them), " +
+			"the scheduler and seeds, and the clusters themselves.",
 	}
 }
