@@ -93,16 +93,21 @@ func defaultNetwork(in *kaasv1alpha1.NetworkSpec, env *Environment, kept *kaasv1
 	return &out
 }
 
+// keptPool returns the record of the pool named name. A name recorded twice has no usable
+// record: it comes from a spec with two pools of one name (which the API refuses), and
+// applying the first pool's record to the second would change what it was given.
 func keptPool(kept *kaasv1alpha1.DefaultedValues, name string) (kaasv1alpha1.DefaultedNodePool, bool) {
 	if kept == nil {
 		return kaasv1alpha1.DefaultedNodePool{}, false
 	}
+	var found kaasv1alpha1.DefaultedNodePool
+	n := 0
 	for _, p := range kept.NodePools {
 		if p.Name == name {
-			return p, true
+			found, n = p, n+1
 		}
 	}
-	return kaasv1alpha1.DefaultedNodePool{}, false
+	return found, n == 1
 }
 
 // Defaulted records what Default filled in that is not the user's and outlives the
