@@ -35,19 +35,8 @@ func TestAdminKubeconfigFromGardenIsRenewed(t *testing.T) {
 	ctx := testContext(t)
 	const name, environment, lifetime = "renew", "gardener-short-kubeconfigs", 600
 
-	short := exampleEnvironmentConfig(t)
-	short.SetName(environment)
-	short.SetLabels(map[string]string{"kaas.scs.community/environment": environment})
-	short.SetResourceVersion("")
-	if err := unstructured.SetNestedField(short.Object, map[string]any{"expirationSeconds": int64(lifetime), "renewBefore": "5m"},
-		"data", "gardener", "adminKubeconfig"); err != nil {
-		t.Fatal(err)
-	}
-	if err := cp.ApplyObjects(ctx, short); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cp.Dynamic.Resource(envGVR).Delete(context.Background(), environment, metav1.DeleteOptions{})
+	exampleEnvironmentVariant(ctx, t, environment, map[string]any{
+		"gardener.adminKubeconfig": map[string]any{"expirationSeconds": int64(lifetime), "renewBefore": "5m"},
 	})
 
 	spec := smallSpec("1.34", 1, 3)

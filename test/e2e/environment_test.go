@@ -104,6 +104,28 @@ func exampleEnvironmentConfig(t *testing.T) *unstructured.Unstructured {
 	return nil
 }
 
+// exampleEnvironmentVariant installs the example Gardener environment under another name
+// (not the default) with the data fields set as given (paths below data, dot-separated), and
+// removes it when the test ends. Claims choose it with spec.environment.
+func exampleEnvironmentVariant(ctx context.Context, t *testing.T, name string, data map[string]any) {
+	t.Helper()
+	variant := exampleEnvironmentConfig(t)
+	variant.SetName(name)
+	variant.SetLabels(map[string]string{"kaas.scs.community/environment": name})
+	variant.SetResourceVersion("")
+	for path, v := range data {
+		if err := unstructured.SetNestedField(variant.Object, v, append([]string{"data"}, strings.Split(path, ".")...)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cp.ApplyObjects(ctx, variant); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cp.Dynamic.Resource(envGVR).Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+}
+
 // restoreEnvironment puts the example environment back as it was: the example
 // EnvironmentConfig applied, the twin removed. Idempotent, so it also runs as a cleanup.
 func restoreEnvironment(t *testing.T) {

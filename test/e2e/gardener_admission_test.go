@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -24,20 +23,12 @@ func TestStaleCatalogShowsGardenersRefusalOnClaim(t *testing.T) {
 	ctx := testContext(t)
 	const name, environment, retired = "stale", "gardener-stale-catalog", "SCS-2V-8"
 
-	stale := exampleEnvironmentConfig(t)
-	stale.SetName(environment)
-	stale.SetLabels(map[string]string{"kaas.scs.community/environment": environment})
-	stale.SetResourceVersion("")
-	types, _, _ := unstructured.NestedStringSlice(stale.Object, "data", "catalog", "machineTypes")
-	if err := unstructured.SetNestedStringSlice(stale.Object, append(types, retired), "data", "catalog", "machineTypes"); err != nil {
-		t.Fatal(err)
+	offered, _, _ := unstructured.NestedStringSlice(exampleEnvironmentConfig(t).Object, "data", "catalog", "machineTypes")
+	machineTypes := []any{retired}
+	for _, mt := range offered {
+		machineTypes = append(machineTypes, mt)
 	}
-	if err := cp.ApplyObjects(ctx, stale); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cp.Dynamic.Resource(envGVR).Delete(context.Background(), environment, metav1.DeleteOptions{})
-	})
+	exampleEnvironmentVariant(ctx, t, environment, map[string]any{"catalog.machineTypes": machineTypes})
 
 	spec := smallSpec("1.34", 1, 3)
 	spec["environment"] = environment
