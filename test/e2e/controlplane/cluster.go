@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,15 +83,7 @@ func (e *Env) startCluster(ctx context.Context, name string, o clusterOptions) (
 	if err != nil {
 		return nil, err
 	}
-	err = waitFor(ctx, 60*time.Second, "etcd-"+name+" healthy", etcd.exited, func(ctx context.Context) (bool, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, etcdURL+"/health", nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return false, err
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
+	err = waitFor(ctx, 60*time.Second, "etcd-"+name+" healthy", etcd.exited, HTTPOK(nil, etcdURL+"/health"))
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package controlplane
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -115,15 +114,7 @@ func (e *Env) StartClusterAPI(ctx context.Context, c *Cluster) error {
 			"--health-addr=127.0.0.1:" + strconv.Itoa(healthPort(i)),
 			"--diagnostics-address=0",
 			"--feature-gates=" + capiFeatureGates,
-		}, nil, 2*time.Minute, func(ctx context.Context) (bool, error) {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, readyz, nil)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return false, err
-			}
-			resp.Body.Close()
-			return resp.StatusCode == http.StatusOK, fmt.Errorf("readyz: %s", resp.Status)
-		})
+		}, nil, 2*time.Minute, HTTPOK(nil, readyz))
 		if err != nil {
 			return err
 		}

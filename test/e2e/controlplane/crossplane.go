@@ -3,7 +3,6 @@ package controlplane
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,15 +89,7 @@ func (e *Env) startCrossplane(ctx context.Context) error {
 		return err
 	}
 	url := "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/readyz"
-	return waitFor(ctx, 120*time.Second, "crossplane /readyz", p.exited, func(ctx context.Context) (bool, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return false, err
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, fmt.Errorf("readyz: %s", resp.Status)
-	})
+	return waitFor(ctx, 120*time.Second, "crossplane /readyz", p.exited, HTTPOK(nil, url))
 }
 
 func (e *Env) crossplaneTLSDir() string { return filepath.Join(e.RunDir, "crossplane", "tls-client") }

@@ -172,15 +172,7 @@ func (e *Env) startGardenerAPIServer(ctx context.Context, c *Cluster) error {
 	pool.AppendCertsFromPEM(servingCA.certPEM)
 	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 	healthz := "https://127.0.0.1:" + strconv.Itoa(port) + "/healthz"
-	err = waitFor(ctx, 2*time.Minute, GardenerAPIServerProcess+" /healthz", p.exited, func(ctx context.Context) (bool, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, healthz, nil)
-		resp, err := hc.Do(req)
-		if err != nil {
-			return false, err
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, fmt.Errorf("/healthz: %s", resp.Status)
-	})
+	err = waitFor(ctx, 2*time.Minute, GardenerAPIServerProcess+" /healthz", p.exited, HTTPOK(hc, healthz))
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,6 @@ package controlplane
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -100,15 +98,7 @@ func (e *Env) startProvider(ctx context.Context) error {
 		return err
 	}
 	url := "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/readyz"
-	return waitFor(ctx, 120*time.Second, "provider-kubernetes /readyz", p.exited, func(ctx context.Context) (bool, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return false, err
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, fmt.Errorf("readyz: %s", resp.Status)
-	})
+	return waitFor(ctx, 120*time.Second, "provider-kubernetes /readyz", p.exited, HTTPOK(nil, url))
 }
 
 func (e *Env) providerTLSDir() string { return filepath.Join(e.RunDir, "provider-kubernetes", "tls") }

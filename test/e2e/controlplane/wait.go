@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,4 +72,24 @@ func Permanent(err error) error {
 		return nil
 	}
 	return permanentError{err}
+}
+
+// HTTPOK is a wait condition: a GET of url with client (nil: http.DefaultClient) answers
+// 200, as health endpoints (/readyz, /healthz, etcd's /health) do once a process is up.
+func HTTPOK(client *http.Client, url string) func(context.Context) (bool, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	return func(ctx context.Context) (bool, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return false, Permanent(err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return false, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
 }

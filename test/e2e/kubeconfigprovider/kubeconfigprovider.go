@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -174,13 +173,5 @@ func startProvider(ctx context.Context, env *controlplane.Env, dir string) error
 		"--debug",
 		"--metrics-bind-address=0",
 		"--health-probe-bind-addr=127.0.0.1:" + strconv.Itoa(ports[0]),
-	}, nil, 2*time.Minute, func(ctx context.Context) (bool, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, readyz, nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return false, err
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, fmt.Errorf("readyz: %s", resp.Status)
-	})
+	}, nil, 2*time.Minute, controlplane.HTTPOK(nil, readyz))
 }
