@@ -52,8 +52,14 @@ const LabelRun = "kaas.scs.community/conformance-run"
 // its failure zone.
 const ZoneLabel = "topology.kubernetes.io/zone"
 
-// pool is the name of the one node pool of the kit's clusters.
-const pool = "default"
+// The node pools of the kit's clusters: every cluster has pool; the clusters of the tested
+// minors also scalePool, whose bounds scale-pool raises. The first pool is not scaled: a
+// backend may fix its size at creation (Magnum's default node group) and refuse to change
+// it, as the standard allows for a field set only on creation.
+const (
+	pool      = "default"
+	scalePool = "scale"
+)
 
 // Offer is what an environment offers the namespace.
 type Offer struct {
@@ -266,7 +272,7 @@ func (r *run) checks(ctx context.Context) {
 		name := r.clusterName(strings.ReplaceAll(minor, ".", "-"))
 		var kubeconfig []byte
 		if !r.step(ctx, "create-ready-"+minor, "a cluster of Kubernetes "+minor+" is created and becomes Ready with its kubeconfig delivered", func(ctx context.Context) (string, bool, error) {
-			return r.createReady(ctx, name, minor, machine)
+			return r.createReady(ctx, name, minor, machine, pool, scalePool)
 		}) {
 			continue
 		}
@@ -299,7 +305,7 @@ func (r *run) checks(ctx context.Context) {
 			Message: fmt.Sprintf("%v, and no cluster became Ready to report status.offered", discoverErr)})
 	}
 
-	scaleDesc := "a node pool's lower bound is raised from 1 to 2 nodes and the backend reports the new bounds"
+	scaleDesc := "a node pool's lower bound is raised from 1 to 2 nodes and the backend reports the new bounds (pool " + scalePool + ", not the first)"
 	if first := r.firstReady(); first == "" {
 		r.skip("scale-pool", scaleDesc, "no cluster became Ready")
 	} else {
@@ -417,27 +423,31 @@ func (r *run) discover(ctx context.Context) (Offer, error) {
 	return Offer{}, fmt.Errorf("environment %s: %s, and no SCSCluster of namespace %s in it reports status.offered; create one cluster in it, or ask the platform team for read access to EnvironmentConfigs", o.Environment, why, o.Namespace)
 }
 
-// spec is a small cluster without protection: one pool that the autoscaler keeps at one
-// node and may grow to three, or to one per offered zone where there are more (Gardener
+// spec is a small cluster without protection, with pools that the autoscaler each keeps at
+// one node and may grow to three, or to one per offered zone where there are more (Gardener
 // wants room for a node in each zone of a pool).
-func (r *run) spec(minor, machine string) map[string]any {
+func (r *run) spec(minor, machine string, pools []string) map[string]any {
+	nodePools := make([]any, 0, len(pools))
+	for _, p := range pools {
+		nodePools = append(nodePools, map[string]any{"name": p, "machineType": machine,
+			"autoscaling": map[string]any{"min": int64(1), "max": int64(r.poolMax())}})
+	}
 	return map[string]any{
 		"environment":        r.kit.Options.Environment,
 		"purpose":            "evaluation",
 		"deletionProtection": false,
 		"kubernetes":         map[string]any{"version": minor},
-		"nodePools": []any{map[string]any{"name": pool, "machineType": machine,
-			"autoscaling": map[string]any{"min": int64(1), "max": int64(r.poolMax())}}},
+		"nodePools":          nodePools,
 	}
 }
 
 // poolMax is the upper bound of the kit's pools.
 func (r *run) poolMax() int { return max(3, len(r.out.Offered.Zones)) }
 
-// createReady creates a cluster and waits until it is Ready.
-func (r *run) createReady(ctx context.Context, name, minor, machine string) (string, bool, error) {
+// createReady creates a cluster with pools and waits until it is Ready.
+func (r *run) createReady(ctx context.Context, name, minor, machine string, pools ...string) (string, bool, error) {
 	o := &r.kit.Options
-	spec := r.spec(minor, machine)
+	spec := r.spec(minor, machine, pools)
 	spec["writeConnectionSecretToRef"] = map[string]any{"name": name + "-kubeconfig"}
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": kaasv1alpha1.APIVersion,
@@ -461,7 +471,11 @@ func (r *run) createReady(ctx context.Context, name, minor, machine string) (str
 	}); err != nil {
 		return "", false, err
 	}
-	return fmt.Sprintf("SCSCluster %s (Kubernetes %s, pool %s of 1 to %d %s) Ready after %s", name, minor, pool, r.poolMax(), machine, o.Now().Sub(start).Round(time.Second)), false, nil
+	what := "pool " + pools[0]
+	if len(pools) > 1 {
+		what = "pools " + strings.Join(pools, ", ") + ", each"
+	}
+	return fmt.Sprintf("SCSCluster %s (Kubernetes %s, %s of 1 to %d %s) Ready after %s", name, minor, what, r.poolMax(), machine, o.Now().Sub(start).Round(time.Second)), false, nil
 }
 
 // answersMinor reads the delivered kubeconfig and asks the cluster for its version.
@@ -551,10 +565,14 @@ func (r *run) zones(ctx context.Context, kubeconfig []byte, offered []string) (s
 		zs = append(zs, z)
 	}
 	sort.Strings(zs)
+	if len(nodes) == 1 {
+		return fmt.Sprintf("1 node, labelled %s, in zone %s", ZoneLabel, zs[0]), false, nil
+	}
 	return fmt.Sprintf("%d nodes, each labelled %s, in zones %s", len(nodes), ZoneLabel, strings.Join(zs, ", ")), false, nil
 }
 
-// scale raises the pool's lower bound from 1 to 2 and waits until the backend reports it.
+// scale raises the lower bound of scalePool from 1 to 2 and waits until the backend
+// reports it. A refusal (Stalled) fails it at once, with the function's words.
 func (r *run) scale(ctx context.Context, name string) (string, bool, error) {
 	start := r.kit.Options.Now()
 	c, err := r.clusters().Get(ctx, name, metav1.GetOptions{})
@@ -562,21 +580,26 @@ func (r *run) scale(ctx context.Context, name string) (string, bool, error) {
 		return "", false, fmt.Errorf("reading %s: %s", name, reasonOf(err))
 	}
 	pools, _, _ := unstructured.NestedSlice(c.Object, "spec", "nodePools")
-	if len(pools) == 0 {
-		return "", false, fmt.Errorf("%s has no node pool", name)
+	index := slices.IndexFunc(pools, func(p any) bool { m, _ := p.(map[string]any); return m["name"] == scalePool })
+	if index < 0 {
+		return "", false, fmt.Errorf("%s has no node pool %s", name, scalePool)
 	}
-	upper := fmt.Sprint(pools[0].(map[string]any)["autoscaling"].(map[string]any)["max"])
+	upper := fmt.Sprint(pools[index].(map[string]any)["autoscaling"].(map[string]any)["max"])
+	path := fmt.Sprintf("/spec/nodePools/%d", index)
 	patch, _ := json.Marshal([]map[string]any{
-		{"op": "test", "path": "/spec/nodePools/0/name", "value": pool},
-		{"op": "replace", "path": "/spec/nodePools/0/autoscaling/min", "value": 2},
+		{"op": "test", "path": path + "/name", "value": scalePool},
+		{"op": "replace", "path": path + "/autoscaling/min", "value": 2},
 	})
 	if _, err := r.clusters().Patch(ctx, name, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-scs-conformance"}); err != nil {
-		return "", false, fmt.Errorf("scaling pool %s of %s: %s", pool, name, reasonOf(err))
+		return "", false, fmt.Errorf("scaling pool %s of %s: %s", scalePool, name, reasonOf(err))
 	}
 	want := "2-" + upper
-	if _, err := r.waitCluster(ctx, name, "pool "+pool+" at "+want+" nodes and Ready", func(c *unstructured.Unstructured) error {
-		if got := poolBounds(c, pool); got != want {
-			return fmt.Errorf("status.nodePools reports pool %s at %s nodes", pool, orNone(got))
+	if _, err := r.waitCluster(ctx, name, "pool "+scalePool+" at "+want+" nodes and Ready", func(c *unstructured.Unstructured) error {
+		if s := stalled(c); s != "" {
+			return &refusal{fmt.Sprintf("the scaling of pool %s was refused: %s", scalePool, s)}
+		}
+		if got := poolBounds(c, scalePool); got != want {
+			return fmt.Errorf("status.nodePools reports pool %s at %s nodes", scalePool, orNone(got))
 		}
 		if s := conditionOf(c, "Ready"); s.Status != "True" {
 			return fmt.Errorf("Ready is %s", s)
@@ -586,7 +609,7 @@ func (r *run) scale(ctx context.Context, name string) (string, bool, error) {
 		return "", false, err
 	}
 	return fmt.Sprintf("pool %s of %s scaled from 1-%s to %s nodes; status.nodePools reports the new bounds and the cluster is Ready after %s",
-		pool, name, upper, want, r.kit.Options.Now().Sub(start).Round(time.Second)), false, nil
+		scalePool, name, upper, want, r.kit.Options.Now().Sub(start).Round(time.Second)), false, nil
 }
 
 // poolBounds is a pool's bounds as status.nodePools reports them from the backend: "min-max".
@@ -623,7 +646,7 @@ func (r *run) upgrade(ctx context.Context, offered []string, machine string) (st
 	start := r.kit.Options.Now()
 	if name == "" {
 		name = r.clusterName("upgrade")
-		if _, _, err := r.createReady(ctx, name, from, machine); err != nil {
+		if _, _, err := r.createReady(ctx, name, from, machine, pool); err != nil {
 			return "", false, fmt.Errorf("creating the cluster to upgrade at %s: %v", from, err)
 		}
 	}

@@ -38,6 +38,9 @@ type provider struct {
 	never bool
 	// stalls: the function refuses every cluster's spec (Stalled, Rendered False).
 	stalls bool
+	// refusesScaling: the function refuses a raised lower bound of a pool, as Magnum's
+	// does for the first pool.
+	refusesScaling bool
 	// acceptDowngrade: the API server takes a downgrade.
 	acceptDowngrade bool
 	// refuseWithout: the refusal names no field.
@@ -99,6 +102,14 @@ func newProvider(t *testing.T, objs ...runtime.Object) *provider {
 				map[string]any{"type": "Stalled", "status": "True", "reason": "InvalidSpec", "observedGeneration": obj.GetGeneration(),
 					"message": "spec.nodePools[0].autoscaling.max: Invalid value: 3: Gardener needs at least one node per zone"},
 			}}
+		}
+		if p.refusesScaling && strings.Contains(fmt.Sprint(obj.Object["spec"]), "min:2") {
+			obj.Object["status"] = map[string]any{"conditions": []any{
+				map[string]any{"type": "Ready", "status": "True", "reason": "Available"},
+				map[string]any{"type": "Stalled", "status": "True", "reason": "InvalidSpec", "observedGeneration": obj.GetGeneration(),
+					"message": "spec.nodePools[1].autoscaling: Forbidden: Magnum cannot change label min_node_count"},
+			}}
+			return true, obj, nil
 		}
 		if !p.never && !p.stalls {
 			version := str(obj, "spec", "kubernetes", "version")
@@ -365,6 +376,8 @@ func TestRunFails(t *testing.T) {
 			"create-ready-1.34", "not Ready within 2s: Ready is not reported"},
 		{"refused by the function", func(p *provider) { p.stalls = true }, []string{"1.34"},
 			"create-ready-1.34", "conformance-t1-1-34 will not become Ready: Stalled True/InvalidSpec (spec.nodePools[0].autoscaling.max: Invalid value: 3"},
+		{"scaling refused", func(p *provider) { p.refusesScaling = true }, []string{"1.34"},
+			"scale-pool", "the scaling of pool scale was refused: Stalled True/InvalidSpec (spec.nodePools[1].autoscaling: Forbidden"},
 		{"a minor not offered", func(*provider) {}, []string{"1.36"},
 			"environment-offers", "minors 1.36 are not offered (offered: 1.33, 1.34, 1.35)"},
 	} {
