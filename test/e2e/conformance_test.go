@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,30 +22,49 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/yaml"
 
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
-	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
-// The conformance kit's environment: Gardener, simulated, admitting one namespace of its own.
+// The conformance kit's namespace, admitted by one environment per backend of its own.
 const (
-	conformanceNamespace   = "conformance"
-	conformanceEnvironment = "gardener-conformance"
+	conformanceNamespace = "conformance"
 	// conformanceRunLabel is the label the kit puts on what it creates.
-	conformanceRunLabel = "kaas.scs.community/conformance-run"
+	conformanceRunLabel = backendsim.ConformanceRunLabel
 )
+
+// conformanceBackend is one backend the kit is run against.
+type conformanceBackend struct {
+	backend     string // as backendsim and the environments name it
+	example     string // the example environment it is made from
+	environment string
+	// catalog replaces the example's offered minors where it is set.
+	catalog []any
+	// nodes is what node-zones reports about the workload's nodes.
+	nodes string
+}
+
+var conformanceBackends = []conformanceBackend{
+	{backend: backendsim.BackendGardener, example: "gardener-regionone.yaml", environment: "gardener-conformance",
+		catalog: []any{"1.33", "1.34"}, nodes: "2 nodes, each labelled topology.kubernetes.io/zone, in zones az1, az2"},
+	{backend: backendsim.BackendClusterStack, example: "clusterstack-regionone.yaml", environment: "clusterstack-conformance",
+		nodes: "2 nodes, each labelled topology.kubernetes.io/zone, in zones az1, az2"},
+	{backend: backendsim.BackendMagnum, example: "magnum-regionone.yaml", environment: "magnum-conformance",
+		nodes: "1 node, labelled topology.kubernetes.io/zone, in zone nova"},
+}
 
 // TestConformance runs `kubectl scs conformance` as built from clients/kubectl-scs, with a
 // team's kubeconfig (a ServiceAccount token that may use SCSClusters and read Secrets in its
-// namespace, nothing else), against the Gardener backend with simulated status.
+// namespace, nothing else), against each backend, whose controllers package backendsim
+// plays for the kit's clusters (as make demo's playground does).
 //
-// One local kube-apiserver stands in for every cluster the kit creates: the simulated
-// gardenlet advertises its URL for each Shoot and publishes its CA and a client CA it trusts,
-// so the admin kubeconfigs the garden's gardener-apiserver issues reach it, and the kit's
-// kubeconfig and version checks talk to a real API server.
-// That API server is the locally built Kubernetes 1.34; the environment offers 1.33 and 1.34,
-// and the kit tests 1.34 (--minors) and upgrades a cluster from 1.33 to 1.34. The stand-in
-// has no kubelet: the test creates two Nodes labelled as kubelets in az1 and az2 label
-// themselves.
+// A local kube-apiserver stands in for every cluster the kit creates: one with Nodes in
+// az1 and az2 for Gardener and Cluster Stacks, one with a Node in nova for Magnum. The
+// kubeconfigs the backends deliver reach them (gardener-apiserver's shoots/adminkubeconfig,
+// the KubeadmControlPlane's kubeconfig Secret, provider-openstack's connection secret), so
+// the kit's kubeconfig and version checks talk to a real API server. It is the locally built
+// Kubernetes 1.34; the kit tests 1.34 (--minors) and upgrades a cluster from 1.33. The
+// stand-ins run no kubelet: their Nodes are objects labelled as kubelets label themselves.
 func TestConformance(t *testing.T) {
 	if env == nil {
 		t.Skip("set SCS_KAAS_E2E=1 to run the end-to-end tests (make e2e; needs the pinned tools)")
@@ -66,84 +84,80 @@ func TestConformance(t *testing.T) {
 	}
 	measure(t, "building kubectl-scs", start)
 
-	workload := conformanceWorkload(ctx, t)
-	conformanceEnvironmentConfig(ctx, t)
+	start = time.Now()
+	zoned, err := backendsim.StartWorkload(ctx, env, "conformance-workload-az", "az1", "az2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nova, err := backendsim.StartWorkload(ctx, env, "conformance-workload-nova", "nova")
+	if err != nil {
+		t.Fatal(err)
+	}
+	measure(t, "two workload API servers", start)
+	for _, b := range conformanceBackends {
+		conformanceEnvironmentConfig(ctx, t, b)
+	}
 	kubeconfig := teamKubeconfig(ctx, t, dir)
-	stop := simulateGardenerIn(t, conformanceNamespace, gardensim.WithCluster(workload))
-	defer stop()
+	sim := &backendsim.Simulator{
+		Crossplane: backendsim.Clients{Kube: cp.Client, Dynamic: cp.Dynamic},
+		Garden:     backendsim.Clients{Kube: garden.Client, Dynamic: garden.Dynamic},
+		Workloads: backendsim.Workloads{backendsim.BackendGardener: zoned, backendsim.BackendClusterStack: zoned,
+			backendsim.BackendMagnum: nova},
+		Selector: conformanceRunLabel,
+		Logf:     logf,
+	}
+	simulate(t, sim)
 
-	kit := func(ctx context.Context, report string, extra ...string) *exec.Cmd {
+	kit := func(ctx context.Context, environment, report string, extra ...string) *exec.Cmd {
 		args := append([]string{"conformance", "--kubeconfig", kubeconfig, "-n", conformanceNamespace,
-			"--environment", conformanceEnvironment, "--minors", "1.34", "--machine-type", "SCS-2V-4",
+			"--environment", environment, "--minors", "1.34", "--machine-type", "SCS-2V-4",
 			"--timeout", faultDeadline.String(), "--report", report}, extra...)
 		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Env = append(os.Environ(), "KUBECONFIG=/nonexistent")
 		return cmd
 	}
 
-	t.Run("passes", func(t *testing.T) {
-		report := filepath.Join(dir, "report.yaml")
-		cmd := kit(ctx, report)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		start := time.Now()
-		err := cmd.Run()
-		measure(t, "kubectl scs conformance, Gardener simulated, one minor and an upgrade", start)
-		t.Logf("progress:\n%s", stderr.String())
-		t.Logf("summary:\n%s", stdout.String())
-		data, rerr := os.ReadFile(report)
-		if rerr != nil {
-			t.Fatalf("no report: %v", rerr)
-		}
-		t.Logf("report:\n%s", data)
-		if err != nil {
-			t.Fatalf("kubectl scs conformance: %v", err)
-		}
-		assertNoKubeconfig(t, stdout.String()+stderr.String()+string(data))
-
-		var r struct {
-			Subject string
-			Run     struct {
-				Invocations map[string]struct {
-					RC      int            `json:"rc"`
-					Results map[string]int `json:"results"`
+	for _, b := range conformanceBackends {
+		t.Run(b.backend, func(t *testing.T) {
+			if b.backend == backendsim.BackendClusterStack {
+				needClusterStack(t)
+			}
+			report := filepath.Join(dir, b.backend+".yaml")
+			cmd := kit(ctx, b.environment, report)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			start := time.Now()
+			err := cmd.Run()
+			measure(t, "kubectl scs conformance, "+b.backend+" simulated, one minor and an upgrade", start)
+			t.Logf("progress:\n%s", stderr.String())
+			t.Logf("summary:\n%s", stdout.String())
+			data, rerr := os.ReadFile(report)
+			if rerr != nil {
+				t.Fatalf("no report: %v", rerr)
+			}
+			t.Logf("report:\n%s", data)
+			if err != nil {
+				t.Fatalf("kubectl scs conformance: %v", err)
+			}
+			assertNoKubeconfig(t, stdout.String()+stderr.String()+string(data))
+			assertReportPasses(t, data, b.environment)
+			for _, want := range []string{
+				"answers with v1.34.2",
+				b.nodes,
+				"upgraded from 1.33 to 1.34",
+				"spec.kubernetes.version cannot be downgraded from 1.34 to 1.33",
+			} {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("summary lacks %q", want)
 				}
 			}
-		}
-		if err := yaml.Unmarshal(data, &r); err != nil {
-			t.Fatal(err)
-		}
-		if r.Subject != conformanceEnvironment || len(r.Run.Invocations) != 1 {
-			t.Fatalf("report: subject %q, %d invocations", r.Subject, len(r.Run.Invocations))
-		}
-		for _, inv := range r.Run.Invocations {
-			want := []string{"environment-offers", "create-ready-1.34", "kubeconfig-version-1.34", "node-zones-1.34",
-				"scale-pool", "upgrade-minor", "refused-change", "delete-cleanup"}
-			for _, id := range want {
-				if inv.Results[id] != 1 {
-					t.Errorf("report: %s = %d, want 1 (passed)", id, inv.Results[id])
-				}
-			}
-			if len(inv.Results) != len(want) || inv.RC != 0 {
-				t.Errorf("report: rc %d, results %v", inv.RC, inv.Results)
-			}
-		}
-		for _, want := range []string{
-			"answers with v1.34.2",
-			"2 nodes, each labelled topology.kubernetes.io/zone, in zones az1, az2",
-			"upgraded from 1.33 to 1.34",
-			"spec.kubernetes.version cannot be downgraded from 1.34 to 1.33",
-		} {
-			if !strings.Contains(stdout.String(), want) {
-				t.Errorf("summary lacks %q", want)
-			}
-		}
-		assertNoConformanceClusters(ctx, t)
-	})
+			assertNoConformanceClusters(ctx, t)
+		})
+	}
 
 	// An interrupt while the first cluster is being built: the kit deletes it before it exits.
 	t.Run("interrupted", func(t *testing.T) {
-		cmd := kit(ctx, filepath.Join(dir, "interrupted.yaml"))
+		cmd := kit(ctx, conformanceBackends[0].environment, filepath.Join(dir, "interrupted.yaml"))
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Start(); err != nil {
@@ -181,67 +195,67 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// conformanceWorkload starts the API server that stands in for the kit's clusters, with
-// two Nodes labelled the way kubelets in zones az1 and az2 label themselves, and returns it
-// as the cluster behind every Shoot: its URL, its CA, and a client CA (RSA, as Gardener
-// makes them) that it trusts and that gardener-apiserver signs admin kubeconfigs with.
-func conformanceWorkload(ctx context.Context, t *testing.T) gardensim.Cluster {
+// assertReportPasses checks the kit's report: one invocation for the environment, with
+// every check passed.
+func assertReportPasses(t *testing.T, data []byte, environment string) {
 	t.Helper()
-	clientCA, clientKey, err := gardensim.NewClientCA("conformance-workload-client-ca")
-	if err != nil {
-		t.Fatal(err)
-	}
-	workload, err := env.StartCluster(ctx, "conformance-workload", clientCA)
-	if err != nil {
-		t.Fatalf("starting the API server that stands in for the kit's clusters: %v", err)
-	}
-	for _, zone := range []string{"az1", "az2"} {
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-" + zone, Labels: map[string]string{
-			"kubernetes.io/hostname":           "worker-" + zone,
-			"kubernetes.io/os":                 "linux",
-			"topology.kubernetes.io/region":    "RegionOne",
-			"topology.kubernetes.io/zone":      zone,
-			"node.kubernetes.io/instance-type": "SCS-2V-4",
-		}}}
-		if _, err := workload.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
+	var r struct {
+		Subject string
+		Run     struct {
+			Invocations map[string]struct {
+				RC      int            `json:"rc"`
+				Results map[string]int `json:"results"`
+			}
 		}
 	}
-	// Gardener makes the holders of admin kubeconfigs cluster admins in every Shoot; the
-	// group depends on the requester's rights in the garden.
-	admins := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "gardener.cloud:admins"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects: []rbacv1.Subject{
-			{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "gardener.cloud:system:admins"},
-			{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "gardener.cloud:project:admins"},
-		},
-	}
-	if _, err := workload.Client.RbacV1().ClusterRoleBindings().Create(ctx, admins, metav1.CreateOptions{}); err != nil {
+	if err := yaml.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}
-	caCert, _, err := workload.CA()
-	if err != nil {
-		t.Fatal(err)
+	if r.Subject != environment || len(r.Run.Invocations) != 1 {
+		t.Fatalf("report: subject %q, %d invocations", r.Subject, len(r.Run.Invocations))
 	}
-	return gardensim.Cluster{APIServerURL: workload.URL, CACert: caCert, ClientCACert: clientCA, ClientCAKey: clientKey}
+	for _, inv := range r.Run.Invocations {
+		want := []string{"environment-offers", "create-ready-1.34", "kubeconfig-version-1.34", "node-zones-1.34",
+			"scale-pool", "upgrade-minor", "refused-change", "delete-cleanup"}
+		for _, id := range want {
+			if inv.Results[id] != 1 {
+				t.Errorf("report: %s = %d, want 1 (passed)", id, inv.Results[id])
+			}
+		}
+		if len(inv.Results) != len(want) || inv.RC != 0 {
+			t.Errorf("report: rc %d, results %v", inv.RC, inv.Results)
+		}
+	}
 }
 
-// conformanceEnvironmentConfig installs the example Gardener environment under another name,
-// for the conformance namespace only, offering 1.33 and 1.34.
-func conformanceEnvironmentConfig(ctx context.Context, t *testing.T) {
+// simulate runs the simulator until the test ends.
+func simulate(t *testing.T, sim *backendsim.Simulator) {
 	t.Helper()
-	objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "environments", "gardener-regionone.yaml"))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sim.Run(ctx, time.Second)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// conformanceEnvironmentConfig installs an example environment under another name, for the
+// conformance namespace only.
+func conformanceEnvironmentConfig(ctx context.Context, t *testing.T, b conformanceBackend) {
+	t.Helper()
+	objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "environments", b.example))
 	if err != nil || len(objs) != 1 {
 		t.Fatalf("reading the example environment: %v", err)
 	}
 	cfg := objs[0]
-	cfg.SetName(conformanceEnvironment)
-	cfg.SetLabels(map[string]string{"kaas.scs.community/environment": conformanceEnvironment})
-	for path, v := range map[string]any{
-		"access":                     map[string]any{"namespaces": []any{conformanceNamespace}},
-		"catalog.kubernetesVersions": []any{"1.33", "1.34"},
-	} {
+	cfg.SetName(b.environment)
+	cfg.SetLabels(map[string]string{"kaas.scs.community/environment": b.environment})
+	set := map[string]any{"access": map[string]any{"namespaces": []any{conformanceNamespace}}}
+	if b.catalog != nil {
+		set["catalog.kubernetesVersions"] = b.catalog
+	}
+	for path, v := range set {
 		if err := unstructured.SetNestedField(cfg.Object, v, append([]string{"data"}, strings.Split(path, ".")...)...); err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +276,7 @@ func conformanceEnvironmentConfig(ctx context.Context, t *testing.T) {
 			list, err := claimsIn(conformanceNamespace).List(ctx, metav1.ListOptions{})
 			return err == nil && len(list.Items) == 0, err
 		})
-		_ = cp.Dynamic.Resource(envGVR).Delete(ctx, conformanceEnvironment, metav1.DeleteOptions{})
+		_ = cp.Dynamic.Resource(envGVR).Delete(ctx, b.environment, metav1.DeleteOptions{})
 	})
 }
 
@@ -304,52 +318,6 @@ func teamKubeconfig(ctx context.Context, t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// simulateGardenerIn plays Gardener for the Shoots of the SCSClusters of a namespace: each
-// Shoot not yet reconciled at its generation gets the status of a healthy, reconciled Shoot.
-// It returns a function that stops it.
-func simulateGardenerIn(t *testing.T, namespace string, opts ...gardensim.Option) func() {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			list, err := claimsIn(namespace).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				continue
-			}
-			for _, c := range list.Items {
-				native := str(&c, "status", "backend", "name")
-				if native == "" {
-					continue
-				}
-				s, err := shoots().Get(ctx, native, metav1.GetOptions{})
-				if err != nil || s.GetDeletionTimestamp() != nil {
-					continue
-				}
-				observed, _, _ := unstructured.NestedInt64(s.Object, "status", "observedGeneration")
-				if observed == s.GetGeneration() && str(s, "status", "lastOperation", "state") == "Succeeded" {
-					continue
-				}
-				if _, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, native, gardensim.Healthy, opts...); err != nil && ctx.Err() == nil {
-					logf("simulated Gardener: %v", err)
-				}
-			}
-		}
-	}()
-	stop := sync.OnceFunc(func() { cancel(); wg.Wait() })
-	t.Cleanup(stop)
-	return stop
 }
 
 // assertNoConformanceClusters: nothing the kit created is left.

@@ -5,6 +5,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -47,6 +49,11 @@ func FreePorts(n int) ([]int, error) { return freePorts(n) }
 // certificates signed by clientCAs (PEM), such as the client CA a Gardener Shoot's admin
 // kubeconfigs are signed with.
 func (e *Env) StartCluster(ctx context.Context, name string, clientCAs ...[]byte) (*Cluster, error) {
+	// It starts empty, also where an earlier run in this run directory left a cluster of the
+	// same name (Start clears only the directories of its own clusters).
+	if err := os.RemoveAll(filepath.Join(e.RunDir, name)); err != nil {
+		return nil, err
+	}
 	return e.startCluster(ctx, name, clusterOptions{clientCAs: clientCAs})
 }
 

@@ -1,0 +1,199 @@
+// Package backendsim plays, on the local control plane, the parts of the three backends
+// that cannot run there, for the clusters of the SCS cluster API it is told to look after:
+//
+//   - Gardener: gardenlet's status on each Shoot (a healthy, reconciled Shoot advertising a
+//     workload API server) and the Shoot's CAs, so that the real gardener-apiserver's
+//     shoots/adminkubeconfig issues kubeconfigs that reach the workload (package gardensim).
+//   - Cluster Stacks: the OpenStack provider's infrastructure (an OpenStackCluster with the
+//     workload's address as control plane endpoint) and the cluster CA, with which the real
+//     KubeadmControlPlane signs the kubeconfig it writes; then, since no machine can boot,
+//     the Cluster is paused and its status written as Cluster API reports an available
+//     cluster, for each new generation; it is unpaused when it is deleted.
+//   - Magnum: provider-openstack's status of each ClusterV1 and NodegroupV1 (the template's
+//     Kubernetes version, the workload's address) and the ClusterV1's connection secret
+//     with a kubeconfig for the workload.
+//
+// One Workload API server stands in for every cluster of a backend. The simulator writes
+// only what the named controllers write, through the same APIs, and is idempotent: each
+// Step looks at the current state and writes only what is missing.
+package backendsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+)
+
+// The backends, as the environments name them, and so the keys of Workloads.
+const (
+	BackendGardener     = "gardener"
+	BackendClusterStack = "clusterstack"
+	BackendMagnum       = "magnum"
+)
+
+// ConformanceRunLabel is the label kubectl scs conformance puts on the clusters it creates:
+// the playground plays the backends of those and leaves the others to the user.
+const ConformanceRunLabel = "kaas.scs.community/conformance-run"
+
+var (
+	scsClusterGVR  = schema.GroupVersionResource{Group: "kaas.scs.community", Version: "v1alpha1", Resource: "scsclusters"}
+	environmentGVR = schema.GroupVersionResource{Group: "apiextensions.crossplane.io", Version: "v1beta1", Resource: "environmentconfigs"}
+)
+
+// Clients reach one cluster.
+type Clients struct {
+	Kube    kubernetes.Interface
+	Dynamic dynamic.Interface
+}
+
+// Simulator plays the backends of the SCSClusters Selector selects.
+type Simulator struct {
+	// Crossplane is the cluster of the SCSClusters, the Cluster API objects and the Magnum
+	// managed resources; Garden the Gardener cluster of the Shoots.
+	Crossplane, Garden Clients
+	// Workloads stand in for the clusters of each backend; a backend without one is not
+	// played.
+	Workloads Workloads
+	// Selector is a label selector of the SCSClusters (claims or namespaced composites)
+	// whose backends are played; empty plays every one.
+	Selector string
+	// Logf reports what the simulator could not do; each distinct message once.
+	Logf func(format string, args ...any)
+
+	mu       sync.Mutex
+	reported map[string]string
+}
+
+// Run calls Step every interval until ctx ends.
+func (s *Simulator) Run(ctx context.Context, interval time.Duration) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		s.Step(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// Step looks once at every selected SCSCluster and writes what its backend would write now.
+func (s *Simulator) Step(ctx context.Context) {
+	list, err := s.Crossplane.Dynamic.Resource(scsClusterGVR).List(ctx, metav1.ListOptions{LabelSelector: s.Selector})
+	s.report("list", err)
+	if err != nil {
+		return
+	}
+	for _, c := range list.Items {
+		ref, _, _ := unstructured.NestedStringMap(c.Object, "status", "backend", "nativeRef")
+		key := c.GetNamespace() + "/" + c.GetName()
+		switch ref["kind"] {
+		case "Shoot":
+			s.report(key, s.shoot(ctx, ref["namespace"], ref["name"]))
+		case "Cluster":
+			s.report(key, s.clusterAPI(ctx, ref["namespace"], ref["name"]))
+		case "ClusterV1":
+			s.report(key, s.magnum(ctx, ref))
+		}
+	}
+	s.report("released", s.releaseDeletedClusters(ctx))
+}
+
+// report logs err for key unless it was the last thing reported for key.
+func (s *Simulator) report(key string, err error) {
+	if s.Logf == nil || canceled(err) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reported == nil {
+		s.reported = map[string]string{}
+	}
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	if s.reported[key] == msg {
+		return
+	}
+	s.reported[key] = msg
+	if msg != "" {
+		s.Logf("backend simulator: %s: %s", key, msg)
+	}
+}
+
+// canceled reports whether err is only the end of the simulator's context.
+func canceled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// applyStatus server-side-applies status onto obj's status subresource as manager.
+func applyStatus(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, status map[string]any, manager string) error {
+	patch := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": obj.GetAPIVersion(),
+		"kind":       obj.GetKind(),
+		"metadata":   map[string]any{"name": obj.GetName(), "namespace": obj.GetNamespace()},
+		"status":     status,
+	}}
+	data, err := patch.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	force := true
+	if _, err := ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: manager, Force: &force}, "status"); err != nil {
+		return fmt.Errorf("writing the status of %s %s as %s would: %w", obj.GetKind(), obj.GetName(), manager, err)
+	}
+	return nil
+}
+
+// condition is a condition as controllers write it (metav1.Condition requires a message,
+// even an empty one).
+func condition(typ, status, reason string, observedGeneration int64) map[string]any {
+	c := map[string]any{
+		"type": typ, "status": status, "reason": reason, "message": "",
+		"lastTransitionTime": time.Now().UTC().Format(time.RFC3339),
+	}
+	if observedGeneration > 0 {
+		c["observedGeneration"] = observedGeneration
+	}
+	return c
+}
+
+// conditionOf returns the condition typ of obj, or nil.
+func conditionOf(obj *unstructured.Unstructured, typ string) map[string]any {
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == typ {
+			return m
+		}
+	}
+	return nil
+}
+
+// str is a string field of obj, or "".
+func str(obj *unstructured.Unstructured, path ...string) string {
+	s, _, _ := unstructured.NestedString(obj.Object, path...)
+	return s
+}
+
+// sortedKeys lists a map's keys in order, for messages.
+func sortedKeys[V any](m map[string]V) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}
