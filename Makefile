@@ -145,10 +145,29 @@ E2E_TIMEOUT ?= 40m
 demo: build tools-controlplane playground-bin ## Start the playground, apply the example clusters, show what they became; runs until make down (DEMO_FLAVOUR=legacy: claims).
 	$(PLAYGROUND_BIN) demo --flavour=$(DEMO_FLAVOUR) --run-dir=$(PLAYGROUND_RUN_DIR) --function-binary=$(FUNCTION) \
 		--manifest=$(DEMO_MANIFESTS) --project=team1 --namespace=team1,kaas-team1 --kubeconfig-provider \
-		--backends --with-status=$(DEMO_WITH_STATUS) \
+		--backends --with-status=$(DEMO_WITH_STATUS) --conformance-backends \
 		--claims=$(DEMO_CLAIMS)
 
 down: playground-down ## Stop the playground: everything make demo started, nothing else.
+
+# make conformance runs the conformance kit (docs/conformance.md) against the running
+# playground, once per backend, as a platform admin of the playground would: the example
+# environments, namespace team1. The playground's backend simulator plays the backends of
+# the kit's clusters; one API server (Kubernetes 1.34) stands in for the clusters of a
+# backend, so the kit tests 1.34 and upgrades from 1.33. Reports: _output/conformance.
+CONFORMANCE_ENVIRONMENTS ?= gardener-regionone clusterstack-regionone magnum-regionone
+CONFORMANCE_NAMESPACE ?= team1
+CONFORMANCE_ARGS ?= --minors 1.34 --timeout 5m
+KUBECTL_SCS := $(BIN)/kubectl-scs
+.PHONY: conformance
+conformance: ## Run kubectl scs conformance against the playground of make demo on every backend; reports in _output/conformance.
+	@mkdir -p $(OUTPUT)/conformance
+	cd clients/kubectl-scs && go build -o $(KUBECTL_SCS) .
+	@rc=0; for e in $(CONFORMANCE_ENVIRONMENTS); do \
+		echo "$$ kubectl scs conformance -n $(CONFORMANCE_NAMESPACE) --environment $$e $(CONFORMANCE_ARGS) --report _output/conformance/$$e.yaml"; \
+		$(KUBECTL_SCS) conformance --kubeconfig $(PLAYGROUND_RUN_DIR)/crossplane/kubeconfig -n $(CONFORMANCE_NAMESPACE) \
+			--environment $$e $(CONFORMANCE_ARGS) --report $(OUTPUT)/conformance/$$e.yaml || rc=1; \
+	done; exit $$rc
 
 # make simulate CLAIM=dev STATE=healthy|progressing|quota-exceeded [NAMESPACE=team1]
 CLAIM ?= dev

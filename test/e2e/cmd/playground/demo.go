@@ -100,7 +100,7 @@ func demo(args []string) error {
 	if err := writeStatusPatches(ctx, env, shown); err != nil {
 		return hint(err)
 	}
-	printDemo(s, env.RunDir, *flavour, shown)
+	printDemo(s, env.RunDir, *flavour, shown, *c.conformanceBackends)
 	return nil
 }
 
@@ -150,7 +150,7 @@ func writeStatusPatches(ctx context.Context, env *controlplane.Env, claims []dem
 	return nil
 }
 
-func printDemo(s controlplane.State, runDir, flavour string, claims []demoClaim) {
+func printDemo(s controlplane.State, runDir, flavour string, claims []demoClaim, conformance bool) {
 	sort.Slice(claims, func(i, j int) bool { return claims[i].name < claims[j].name })
 	garden := s.GardenKubeconfig
 
@@ -214,7 +214,7 @@ clusters follow.
 		}
 	}
 	if ex.name == "" {
-		printDeletion(claims)
+		printDeletion(claims, conformance)
 		return
 	}
 	fmt.Printf(`
@@ -237,10 +237,22 @@ or by hand, with a patch written for the Shoot's current generation:
   kubectl --kubeconfig %[5]s -n %[6]s patch shoot %[7]s \
     --subresource=status --type=json --patch-file %[8]s
 `, s.CrossplaneKubeconfig, s.Kubectl, ex.namespace, ex.name, garden, ex.native.Namespace, ex.native.Name, ex.patches[gardensim.Healthy], composed)
-	printDeletion(claims)
+	printDeletion(claims, conformance)
 }
 
-func printDeletion(claims []demoClaim) {
+// printConformance says how to run the conformance kit against the playground.
+func printConformance() {
+	fmt.Print(`
+The conformance kit (docs/conformance.md) runs against this playground on every backend:
+  make conformance       # kubectl scs conformance -n team1 --environment <each example environment> --minors 1.34
+The playground plays the backends of the kit's clusters (labelled kaas.scs.community/conformance-run;
+yours stay yours to play): Gardener's status, the OpenStack infrastructure and machines of
+Cluster API, Magnum. Two API servers stand in for the clusters (Kubernetes 1.34, Nodes in az1
+and az2, and in nova), so the kit's kubeconfig, version and zone checks talk to a real API server.
+`)
+}
+
+func printDeletion(claims []demoClaim, conformance bool) {
 	fmt.Println("\nDeletion:")
 	for _, c := range claims {
 		if c.protected {
@@ -248,6 +260,9 @@ func printDeletion(claims []demoClaim) {
 		} else {
 			fmt.Printf("  kubectl delete scscluster -n %s %s   # deletes its %s\n", c.namespace, c.name, c.native.Kind)
 		}
+	}
+	if conformance {
+		printConformance()
 	}
 	fmt.Println("\nStop everything: make down        More: docs/e2e.md")
 }

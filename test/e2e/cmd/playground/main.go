@@ -4,6 +4,7 @@
 //	playground up       [flags]  start everything, print kubeconfigs and a how-to, exit
 //	playground demo     [flags]  up, then apply claims, wait for their Shoots, show them
 //	playground simulate [flags]  write the status Gardener would write on a claim's Shoot
+//	playground play-backends [flags]  play the backends for the conformance kit's clusters (started by up --conformance-backends)
 //	playground down     [flags]  stop what the run directory says was started
 //	playground status   [flags]  show what runs
 package main
@@ -24,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/kubeconfigprovider"
 )
@@ -56,6 +58,8 @@ func main() {
 		err = demo(os.Args[2:])
 	case "simulate":
 		err = simulate(os.Args[2:])
+	case "play-backends":
+		err = playBackends(os.Args[2:])
 	case "down":
 		err = down(os.Args[2:])
 	case "status":
@@ -92,6 +96,9 @@ type upConfig struct {
 	// backends runs Cluster API with the scs2 ClusterClasses and installs the CRDs of
 	// the controllers that cannot run (the Cluster Stack operator, provider-openstack).
 	backends *bool
+	// conformanceBackends starts the workload API servers and the backend simulator that
+	// play the backends for the clusters of kubectl scs conformance (make conformance).
+	conformanceBackends *bool
 	// withStatus are manifests applied with their status, as the controllers that keep
 	// them would write it (such as the Cluster Stack operator's ClusterStackReleases).
 	withStatus list
@@ -116,6 +123,7 @@ func upFlags(fs *flag.FlagSet) *upConfig {
 	fs.Var(&c.namespaces, "namespace", "namespace to create in the Crossplane cluster, e.g. for claims (repeatable, comma-separated)")
 	c.kubeconfigProvider = fs.Bool("kubeconfig-provider", false, "also run provider-gardener-kubeconfig (built from the repository; its CRDs must be among the manifests) against the garden's gardener-apiserver (shoots/adminkubeconfig)")
 	c.backends = fs.Bool("backends", false, "also run Cluster API (with the scs2 ClusterClasses of the ClusterStackReleases among --with-status) and serve the CRDs of the controllers that cannot run here (ClusterStackRelease, provider-openstack ClusterV1 and NodegroupV1)")
+	c.conformanceBackends = fs.Bool("conformance-backends", false, "also start API servers standing in for workload clusters and a process that plays Gardener, Cluster API's infrastructure and machines, and Magnum for the clusters kubectl scs conformance creates (labelled "+backendsim.ConformanceRunLabel+"); others are left to you")
 	fs.Var(&c.withStatus, "with-status", "file or directory applied into the Crossplane cluster with the status each object carries, written as its controller would (repeatable, comma-separated)")
 	c.timeout = fs.Duration("timeout", 45*time.Minute, "give up after this long (includes building missing tools)")
 	return c
@@ -174,7 +182,12 @@ func (c *upConfig) join(ctx context.Context, env *controlplane.Env) error {
 		}
 	}
 	if *c.kubeconfigProvider {
-		return kubeconfigprovider.Start(ctx, env, kubeconfigprovider.Options{RepoRoot: env.Options().RepoRoot, Logf: logf})
+		if err := kubeconfigprovider.Start(ctx, env, kubeconfigprovider.Options{RepoRoot: env.Options().RepoRoot, Logf: logf}); err != nil {
+			return err
+		}
+	}
+	if *c.conformanceBackends {
+		return startBackendSimulator(ctx, env)
 	}
 	return nil
 }
