@@ -24,7 +24,9 @@ import (
 // watch reports (a backend controller that updates status without touching the object we
 // compose, an EnvironmentConfig edit) and for events Crossplane's watch circuit breaker
 // drops: the e2e saw a user's change to a ready cluster wait out a five-minute TTL after the
-// breaker had opened on the kubeconfig's renewals. While a cluster is on its way the net is
+// breaker had opened, and a converging cluster's conditions flapping through Crossplane's
+// stale status writes (crossplane/crossplane#7062) open it on every scale or upgrade
+// (docs/reliability.md). While a cluster is on its way the net is
 // half a minute; a ready cluster is checked every minute, which costs one call of about a
 // millisecond of CPU per cluster and minute (docs/scale.md) and bounds how long a change
 // can wait.
