@@ -62,11 +62,16 @@ func playProvider(h *harness) {
 			return true, nil, err
 		}
 		obj := o.(*unstructured.Unstructured).DeepCopy()
-		pools, _, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "nodePools")
-		bounds := pools.([]any)[0].(map[string]any)["autoscaling"].(map[string]any)
+		pools, _, _ := unstructured.NestedSlice(obj.Object, "spec", "nodePools")
+		status := make([]any, 0, len(pools))
+		for _, p := range pools {
+			m := p.(map[string]any)
+			bounds := m["autoscaling"].(map[string]any)
+			status = append(status, map[string]any{"name": m["name"], "min": bounds["min"], "max": bounds["max"]})
+		}
 		obj.Object["status"] = map[string]any{
 			"kubernetes": map[string]any{"version": str(obj, "spec", "kubernetes", "version")},
-			"nodePools":  []any{map[string]any{"name": "default", "min": bounds["min"], "max": bounds["max"]}},
+			"nodePools":  status,
 			"conditions": []any{map[string]any{"type": "Ready", "status": "True"}},
 		}
 		return true, obj, nil
