@@ -26,12 +26,13 @@ import (
 // drops: the e2e saw a user's change to a ready cluster wait out a five-minute TTL after the
 // breaker had opened, and a converging cluster's conditions flapping through Crossplane's
 // stale status writes (crossplane/crossplane#7062) open it on every scale or upgrade
-// (docs/reliability.md). While a cluster is on its way the net is
-// half a minute; a ready cluster is checked every minute, which costs one call of about a
-// millisecond of CPU per cluster and minute (docs/scale.md) and bounds how long a change
-// can wait.
+// (docs/reliability.md). While a cluster is on its way the net is ten seconds, so that a
+// converged cluster shows Ready at most that late even then (six calls a minute for each of
+// the few clusters converging at a time); a ready cluster is checked every minute, which
+// costs one call of about a millisecond of CPU per cluster and minute (docs/scale.md) and
+// bounds how long a change can wait.
 const (
-	ttlConverging = 30 * time.Second
+	ttlConverging = 10 * time.Second
 	ttlReady      = time.Minute
 )
 
