@@ -183,7 +183,7 @@ simulate: playground-bin ## Play Gardener in the playground: write the status it
 # composites (and the clients again, on that flavour), and the migration from the first to
 # the second (docs/migration.md).
 E2E_GO_TEST = SCS_KAAS_E2E=1 go test -count=1 -p=1 -timeout=$(E2E_TIMEOUT) -v
-e2e: tools-controlplane tools-opentofu python-deps ## End-to-end tests on live local control planes: legacy, namespaced (v2) and migration.
+e2e: tools-controlplane tools-opentofu python-deps package ## End-to-end tests on live local control planes: legacy, namespaced (v2) and migration.
 	cd test/e2e && $(E2E_GO_TEST) -skip '^Test(Namespaced|Migration)' . ./controlplane/
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^Test(Namespaced|CLI|Terraform)' .
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=migration $(E2E_GO_TEST) -run '^TestMigration' .

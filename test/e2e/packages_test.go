@@ -1,0 +1,191 @@
+package e2e
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"sigs.k8s.io/yaml"
+)
+
+// The packages make package builds, and the repositories users install them from
+// (ghcr.io/sovereigncloudstack/<repository>), at a version the Configuration's dependencies
+// accept.
+var projectPackages = map[string]string{
+	"configuration-scs-kaas.xpkg":        "sovereigncloudstack/configuration-scs-kaas",
+	"configuration-scs-kaas-claims.xpkg": "sovereigncloudstack/configuration-scs-kaas-claims",
+	"function-scs-kaas.xpkg":             "sovereigncloudstack/function-scs-kaas",
+	"provider-gardener-kubeconfig.xpkg":  "sovereigncloudstack/provider-gardener-kubeconfig",
+}
+
+const packageTag = "v0.1.0"
+
+// TestPackagesPushedToTheLocalRegistry pushes the packages users install to the control
+// plane's TLS registry with crossplane-cli, as a platform pushes them into its own registry
+// for an air-gapped install (docs/install.md), and reads them back as Crossplane's package
+// manager does: the tags of each repository (how it resolves a dependency's version
+// constraint) and the package metadata of the Configuration with its dependencies. A push
+// that does not trust the registry's CA is refused.
+func TestPackagesPushedToTheLocalRegistry(t *testing.T) {
+	needEnv(t)
+	ctx := testContext(t)
+	dir := filepath.Join(repoRoot, "_output", "packages")
+	for file := range projectPackages {
+		if _, err := os.Stat(filepath.Join(dir, file)); err != nil {
+			msg := fmt.Sprintf("the package %s is not built (%v): run make package", file, err)
+			if os.Getenv("CI") == "true" {
+				t.Fatal(msg)
+			}
+			t.Skip("skipped: " + msg)
+		}
+	}
+	cli := crossplaneCLI(t)
+
+	start := time.Now()
+	registry, err := env.StartRegistry(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	measure(t, "registry built and serving", start)
+
+	start = time.Now()
+	for file, repository := range projectPackages {
+		if _, err := registry.Push(ctx, cli, filepath.Join(dir, file), repository, packageTag); err != nil {
+			t.Fatal(err)
+		}
+	}
+	measure(t, "four packages pushed", start)
+
+	for _, repository := range projectPackages {
+		tags := registryTags(ctx, t, registry.Client, registry.Address, repository)
+		if !slices.Contains(tags, packageTag) {
+			t.Errorf("%s: tags %v, want %s", repository, tags, packageTag)
+		}
+	}
+
+	meta := packageMetadata(ctx, t, registry.Client, registry.Address+"/"+projectPackages["configuration-scs-kaas.xpkg"]+":"+packageTag)
+	var cfg struct {
+		Kind string
+		Spec struct {
+			DependsOn []struct{ Package, Version string } `json:"dependsOn"`
+		}
+	}
+	if err := yaml.Unmarshal(meta, &cfg); err != nil {
+		t.Fatalf("the Configuration's package metadata: %v", err)
+	}
+	if cfg.Kind != "Configuration" {
+		t.Errorf("the package metadata is a %q, want Configuration", cfg.Kind)
+	}
+	deps := map[string]string{}
+	for _, d := range cfg.Spec.DependsOn {
+		deps[d.Package] = d.Version
+	}
+	for _, want := range []string{"ghcr.io/sovereigncloudstack/function-scs-kaas", "ghcr.io/sovereigncloudstack/provider-gardener-kubeconfig",
+		"xpkg.crossplane.io/crossplane-contrib/provider-kubernetes"} {
+		if deps[want] == "" {
+			t.Errorf("the pulled Configuration does not depend on %s: %v", want, deps)
+		}
+	}
+
+	// Nothing is insecure by exception: a client without the registry's CA is refused.
+	cmd := exec.CommandContext(ctx, cli, "xpkg", "push", "-f", filepath.Join(dir, "function-scs-kaas.xpkg"),
+		registry.Address+"/sovereigncloudstack/function-scs-kaas:v0.0.0-untrusted")
+	cmd.Env = append(os.Environ(), "SSL_CERT_FILE=/nonexistent")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "certificate signed by unknown authority") {
+		t.Errorf("a push without the registry's CA: %v\n%s", err, out)
+	}
+}
+
+// crossplaneCLI is the pinned crossplane-cli (SCS_KAAS_TOOL_CROSSPLANE_CLI or the cache).
+func crossplaneCLI(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("SCS_KAAS_TOOL_CROSSPLANE_CLI")
+	if dir == "" {
+		out, err := exec.Command(filepath.Join(repoRoot, "hack", "tools", "build.sh"), "crossplane-cli").Output()
+		if err != nil {
+			t.Fatalf("hack/tools/build.sh crossplane-cli: %v", err)
+		}
+		dir = strings.TrimSpace(string(out))
+	}
+	return filepath.Join(dir, "crossplane-cli")
+}
+
+// registryTags lists the tags of a repository, as the package manager does to pick a version.
+func registryTags(ctx context.Context, t *testing.T, client *http.Client, address, repository string) []string {
+	t.Helper()
+	repo, err := name.NewRepository(address + "/" + repository)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags, err := remote.List(repo, remote.WithContext(ctx), remote.WithTransport(client.Transport))
+	if err != nil {
+		t.Fatalf("listing the tags of %s: %v", repository, err)
+	}
+	return tags
+}
+
+// packageMetadata pulls a package and returns its package.yaml, the metadata and objects
+// the package manager reads from the package layer.
+func packageMetadata(ctx context.Context, t *testing.T, client *http.Client, reference string) []byte {
+	t.Helper()
+	ref, err := name.ParseReference(reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := remote.Image(ref, remote.WithContext(ctx), remote.WithTransport(client.Transport))
+	if err != nil {
+		t.Fatalf("pulling %s: %v", reference, err)
+	}
+	layers, err := img.Layers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range layers {
+		rc, err := l.Uncompressed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := findInTar(rc, "package.yaml")
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data != nil {
+			// package.yaml holds the metadata first, then the objects.
+			first, _, _ := strings.Cut(string(data), "\n---")
+			return []byte(first)
+		}
+	}
+	t.Fatalf("%s has no package.yaml in its layers", reference)
+	return nil
+}
+
+// findInTar returns the content of the file name in a tar stream, or nil.
+func findInTar(r io.Reader, file string) ([]byte, error) {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if filepath.Clean(h.Name) == file {
+			return io.ReadAll(tr)
+		}
+	}
+}
