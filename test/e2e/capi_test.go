@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
 
@@ -27,12 +27,8 @@ import (
 var (
 	kcpGVR                      = schema.GroupVersionResource{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Resource: "kubeadmcontrolplanes"}
 	machineDeploymentGVR        = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "machinedeployments"}
-	openStackClusterGVR         = schema.GroupVersionResource{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta1", Resource: "openstackclusters"}
 	openStackMachineTemplateGVR = schema.GroupVersionResource{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta1", Resource: "openstackmachinetemplates"}
 )
-
-// managerCAPO names the fields the tests write in place of the OpenStack provider.
-const managerCAPO = "cluster-api-provider-openstack-simulated-by-e2e"
 
 // clusterLabel selects what Cluster API made for a Cluster.
 func clusterLabel(native string) metav1.ListOptions {
@@ -104,18 +100,8 @@ func simulateInfrastructureReady(ctx context.Context, t *testing.T, c *controlpl
 		infra = str(cl, "spec", "infrastructureRef", "name")
 		return infra != "", fmt.Errorf("no spec.infrastructureRef yet; TopologyReconciled %v", conditionOf(cl, "TopologyReconciled"))
 	})
-	ri := c.Dynamic.Resource(openStackClusterGVR).Namespace(ns)
-	endpoint := fmt.Sprintf(`{"spec":{"controlPlaneEndpoint":{"host":%q,"port":%d}}}`, host, port)
-	osc, err := ri.Patch(ctx, infra, types.MergePatchType, []byte(endpoint), metav1.PatchOptions{FieldManager: managerCAPO})
-	if err != nil {
-		t.Fatalf("setting the OpenStackCluster's endpoint as the OpenStack provider would: %v", err)
-	}
-	zones := map[string]any{}
-	for _, z := range []string{"az1", "az2", "az3"} {
-		zones[z] = map[string]any{"controlPlane": true}
-	}
-	if _, err := c.ApplyStatus(ctx, osc, map[string]any{"ready": true, "failureDomains": zones}, managerCAPO); err != nil {
-		t.Fatalf("writing the OpenStackCluster's status as the OpenStack provider would: %v", err)
+	if err := backendsim.InfrastructureReady(ctx, c.Dynamic, ns, infra, host, port, []string{"az1", "az2", "az3"}); err != nil {
+		t.Fatalf("writing the OpenStackCluster's endpoint and status as the OpenStack provider would: %v", err)
 	}
 }
 
@@ -150,35 +136,19 @@ func simulateClusterAvailable(ctx context.Context, t *testing.T, c *controlplane
 	}
 	gen := cl.GetGeneration()
 	// A reconcile Cluster API began before the pause would write its own status over ours:
-	// wait until it reports the pause for this generation (condition Paused), after which
-	// it writes nothing more.
-	waitObject(ctx, t, c.Dynamic.Resource(capiClusterGVR).Namespace(ns), native, "Cluster "+native+" paused by Cluster API", func(o *unstructured.Unstructured) error {
-		conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
-		for _, c := range conds {
-			m, _ := c.(map[string]any)
-			if m["type"] == "Paused" && m["status"] == "True" {
-				if observed, _ := m["observedGeneration"].(int64); observed >= gen {
-					return nil
-				}
-			}
+	// ReportAvailable writes only once Cluster API reports the pause of this generation
+	// (condition Paused), after which it writes nothing more.
+	waitFor(ctx, t, deadline, "Cluster "+native+" paused by Cluster API and reported available", func(ctx context.Context) (bool, error) {
+		o, err := c.Dynamic.Resource(capiClusterGVR).Namespace(ns).Get(ctx, native, metav1.GetOptions{})
+		if err != nil {
+			return false, err
 		}
-		return fmt.Errorf("condition Paused is %v, not True for generation %d", conditionOf(o, "Paused"), gen)
+		written, err := backendsim.ReportAvailable(ctx, c.Dynamic, o)
+		if err != nil || written {
+			return written, err
+		}
+		return false, fmt.Errorf("condition Paused is %v, not True for generation %d", conditionOf(o, "Paused"), gen)
 	})
-	replicas := map[string]any{"desiredReplicas": int64(1), "replicas": int64(1), "readyReplicas": int64(1), "availableReplicas": int64(1), "upToDateReplicas": int64(1)}
-	if _, err := c.ApplyStatus(ctx, cl, map[string]any{
-		"phase":              "Provisioned",
-		"observedGeneration": gen,
-		"initialization":     map[string]any{"infrastructureProvisioned": true, "controlPlaneInitialized": true},
-		"controlPlane":       replicas,
-		"workers":            replicas,
-		"conditions": []any{
-			simulatedCondition("Available", "True", "Available", "", gen),
-			simulatedCondition("ControlPlaneAvailable", "True", "Available", "", gen),
-			simulatedCondition("WorkersAvailable", "True", "Available", "", gen),
-		},
-	}, managerCAPI); err != nil {
-		t.Fatalf("writing Cluster %s's status as Cluster API would: %v", native, err)
-	}
 }
 
 // releaseCluster unpauses a Cluster that simulateClusterAvailable paused, so that Cluster
@@ -213,13 +183,8 @@ func adoptClusterCA(ctx context.Context, t *testing.T, c *controlplane.Cluster, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: native + "-ca", Namespace: ns, Labels: map[string]string{"cluster.x-k8s.io/cluster-name": native}},
-		Type:       "cluster.x-k8s.io/secret",
-		Data:       map[string][]byte{"tls.crt": cert, "tls.key": key},
-	}
-	if _, err := c.Client.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("giving Cluster %s the workload API server's CA: %v", native, err)
+	if adopted, err := backendsim.AdoptCA(ctx, c.Client, ns, native, cert, key); err != nil || !adopted {
+		t.Fatalf("giving Cluster %s the workload API server's CA: adopted %v (false: it has one already), %v", native, adopted, err)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 )
 
 var (
@@ -54,16 +56,21 @@ func (s *Simulator) clusterAPI(ctx context.Context, namespace, name string) erro
 		return err
 	}
 	if c.GetAnnotations()[annotationPaused] != "" {
-		return s.reportAvailable(ctx, c)
+		_, err := ReportAvailable(ctx, s.Crossplane.Dynamic, c)
+		return err
 	}
 	infra, controlPlane := str(c, "spec", "infrastructureRef", "name"), str(c, "spec", "controlPlaneRef", "name")
 	if infra == "" || controlPlane == "" {
 		return nil // Cluster API's topology controller has not made them yet
 	}
-	if err := s.adoptCA(ctx, w, namespace, name); err != nil {
+	if _, err := AdoptCA(ctx, s.Crossplane.Kube, namespace, name, w.CACert, w.CAKey); err != nil {
 		return err
 	}
-	if err := s.infrastructureReady(ctx, w, namespace, infra); err != nil {
+	host, port, err := w.endpoint()
+	if err != nil {
+		return err
+	}
+	if err := InfrastructureReady(ctx, s.Crossplane.Dynamic, namespace, infra, host, port, w.Zones); err != nil {
 		return err
 	}
 	if _, err := s.Crossplane.Kube.CoreV1().Secrets(namespace).Get(ctx, name+"-kubeconfig", metav1.GetOptions{}); err != nil {
@@ -86,25 +93,30 @@ func (s *Simulator) clusterAPI(ctx context.Context, namespace, name string) erro
 	return err
 }
 
-// adoptCA gives Cluster name the workload's CA, unless it has a CA already.
-func (s *Simulator) adoptCA(ctx context.Context, w *Workload, namespace, name string) error {
+// AdoptCA gives Cluster namespace/name the cluster CA caCert/caKey (PEM) before Cluster
+// API makes its own: the KubeadmControlPlane then signs the cluster's kubeconfig with it.
+// It reports false, and changes nothing, when the Cluster has a CA already.
+func AdoptCA(ctx context.Context, kube kubernetes.Interface, namespace, name string, caCert, caKey []byte) (bool, error) {
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: name + "-ca", Namespace: namespace, Labels: map[string]string{"cluster.x-k8s.io/cluster-name": name}},
 		Type:       "cluster.x-k8s.io/secret",
-		Data:       map[string][]byte{"tls.crt": w.CACert, "tls.key": w.CAKey},
+		Data:       map[string][]byte{"tls.crt": caCert, "tls.key": caKey},
 	}
-	_, err := s.Crossplane.Kube.CoreV1().Secrets(namespace).Create(ctx, secret, metav1.CreateOptions{FieldManager: managerCAPI})
+	_, err := kube.CoreV1().Secrets(namespace).Create(ctx, secret, metav1.CreateOptions{FieldManager: managerCAPI})
 	if apierrors.IsAlreadyExists(err) {
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
 
-// infrastructureReady writes what the OpenStack provider writes once a cluster's network
-// and API load balancer exist: the control plane endpoint, ready, the zones as failure
-// domains.
-func (s *Simulator) infrastructureReady(ctx context.Context, w *Workload, namespace, name string) error {
-	ri := s.Crossplane.Dynamic.Resource(openStackClusterGVR).Namespace(namespace)
+// InfrastructureReady writes what the OpenStack provider writes on OpenStackCluster
+// namespace/name once a cluster's network and API load balancer exist: the control plane
+// endpoint host:port, ready, the zones as failure domains. Cluster API then marks the
+// infrastructure provisioned, and the KubeadmControlPlane makes the cluster's
+// certificates, its kubeconfig Secret and the first control plane Machine. A ready
+// OpenStackCluster is left as it is.
+func InfrastructureReady(ctx context.Context, dyn dynamic.Interface, namespace, name, host string, port int64, zones []string) error {
+	ri := dyn.Resource(openStackClusterGVR).Namespace(namespace)
 	osc, err := ri.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return err
@@ -112,39 +124,36 @@ func (s *Simulator) infrastructureReady(ctx context.Context, w *Workload, namesp
 	if ready, _, _ := unstructured.NestedBool(osc.Object, "status", "ready"); ready {
 		return nil
 	}
-	host, port, err := w.endpoint()
-	if err != nil {
-		return err
-	}
 	endpoint := fmt.Sprintf(`{"spec":{"controlPlaneEndpoint":{"host":%q,"port":%d}}}`, host, port)
 	if osc, err = ri.Patch(ctx, name, types.MergePatchType, []byte(endpoint), metav1.PatchOptions{FieldManager: managerCAPO}); err != nil {
 		return err
 	}
-	zones := map[string]any{}
-	for _, z := range w.Zones {
-		zones[z] = map[string]any{"controlPlane": true}
+	domains := map[string]any{}
+	for _, z := range zones {
+		domains[z] = map[string]any{"controlPlane": true}
 	}
-	return applyStatus(ctx, ri, osc, map[string]any{"ready": true, "failureDomains": zones}, managerCAPO)
+	return applyStatus(ctx, ri, osc, map[string]any{"ready": true, "failureDomains": domains}, managerCAPO)
 }
 
-// reportAvailable writes the status Cluster API reports for an available cluster on the
-// current generation of a paused Cluster, once Cluster API has seen the pause of that
-// generation (before that, a reconcile it began could still overwrite it).
-func (s *Simulator) reportAvailable(ctx context.Context, c *unstructured.Unstructured) error {
+// ReportAvailable writes the status Cluster API reports for a healthy cluster (Available,
+// control plane and workers ready) on the current generation of paused Cluster c, once
+// Cluster API has seen the pause of that generation (before that, a reconcile it began
+// could still overwrite it). It reports whether the Cluster now carries that status.
+func ReportAvailable(ctx context.Context, dyn dynamic.Interface, c *unstructured.Unstructured) (bool, error) {
 	gen := c.GetGeneration()
 	paused := conditionOf(c, "Paused")
 	if paused == nil || paused["status"] != "True" {
-		return nil
+		return false, nil
 	}
 	if observed, _ := paused["observedGeneration"].(int64); observed < gen {
-		return nil
+		return false, nil
 	}
 	observed, _, _ := unstructured.NestedInt64(c.Object, "status", "observedGeneration")
 	if available := conditionOf(c, "Available"); observed == gen && available != nil && available["status"] == "True" {
-		return nil
+		return true, nil
 	}
 	replicas := map[string]any{"desiredReplicas": int64(1), "replicas": int64(1), "readyReplicas": int64(1), "availableReplicas": int64(1), "upToDateReplicas": int64(1)}
-	return applyStatus(ctx, s.Crossplane.Dynamic.Resource(clusterGVR).Namespace(c.GetNamespace()), c, map[string]any{
+	err := applyStatus(ctx, dyn.Resource(clusterGVR).Namespace(c.GetNamespace()), c, map[string]any{
 		"phase":              "Provisioned",
 		"observedGeneration": gen,
 		"initialization":     map[string]any{"infrastructureProvisioned": true, "controlPlaneInitialized": true},
@@ -156,6 +165,7 @@ func (s *Simulator) reportAvailable(ctx context.Context, c *unstructured.Unstruc
 			condition("WorkersAvailable", "True", "Available", gen),
 		},
 	}, managerCAPI)
+	return err == nil, err
 }
 
 // releaseDeletedClusters unpauses the Clusters the simulator paused once they are being

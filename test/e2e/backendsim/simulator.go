@@ -21,7 +21,6 @@ package backendsim
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -30,9 +29,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
 
 // The backends, as the environments name them, and so the keys of Workloads.
@@ -139,23 +139,10 @@ func canceled(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// applyStatus server-side-applies status onto obj's status subresource as manager.
+// applyStatus writes status onto obj as manager (controlplane.ApplyStatus).
 func applyStatus(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, status map[string]any, manager string) error {
-	patch := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": obj.GetAPIVersion(),
-		"kind":       obj.GetKind(),
-		"metadata":   map[string]any{"name": obj.GetName(), "namespace": obj.GetNamespace()},
-		"status":     status,
-	}}
-	data, err := patch.MarshalJSON()
-	if err != nil {
-		return err
-	}
-	force := true
-	if _, err := ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: manager, Force: &force}, "status"); err != nil {
-		return fmt.Errorf("writing the status of %s %s as %s would: %w", obj.GetKind(), obj.GetName(), manager, err)
-	}
-	return nil
+	_, err := controlplane.ApplyStatus(ctx, ri, obj, status, manager)
+	return err
 }
 
 // condition is a condition as controllers write it (metav1.Condition requires a message,

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 )
 
 // The Cluster Stacks and Magnum backends compose kinds of other controllers. Cluster API
@@ -61,6 +62,12 @@ func (c *Cluster) ApplyStatus(ctx context.Context, obj *unstructured.Unstructure
 	if err != nil {
 		return nil, err
 	}
+	return ApplyStatus(ctx, ri, obj, status, manager)
+}
+
+// ApplyStatus server-side-applies status onto the status subresource of obj, which ri
+// serves, under manager, with force: what the controller manager names would write.
+func ApplyStatus(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, status map[string]any, manager string) (*unstructured.Unstructured, error) {
 	patch := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": obj.GetAPIVersion(),
 		"kind":       obj.GetKind(),
