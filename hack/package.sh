@@ -36,4 +36,19 @@ p=providers/provider-gardener-kubeconfig
 "$cli" xpkg build --package-root=$p/package \
 	--embed-runtime-image-tarball="$stage/provider.tar" -o "$out/provider-gardener-kubeconfig.xpkg"
 
-ls -l "$out"
+# provider-kubernetes, which every Configuration of the project depends on, for registries
+# that cannot reach xpkg.crossplane.io (an air-gapped install, the e2e's registry): the
+# package/ of the module hack/tools pins, with the binary hack/tools builds as its runtime
+# image, as its Dockerfile lays it out. Not a package of this project: _output/packages/deps.
+pk_mod=github.com/crossplane-contrib/provider-kubernetes
+(cd hack/tools/provider-kubernetes && go mod download "$pk_mod")
+pk_dir=$(cd hack/tools/provider-kubernetes && go list -m -f '{{.Dir}}' "$pk_mod")
+pk_version=$(cd hack/tools/provider-kubernetes && go list -m -f '{{.Version}}' "$pk_mod")
+pk_bin=$(hack/tools/build.sh provider-kubernetes)/provider-kubernetes
+cp -R "$pk_dir/package" "$stage/provider-kubernetes" && chmod -R u+w "$stage/provider-kubernetes"
+"$imagetar" -binary "$pk_bin" -path /usr/local/bin/crossplane-kubernetes-provider -port 8080 -o "$stage/provider-kubernetes.tar"
+mkdir -p "$out/deps"
+"$cli" xpkg build --package-root="$stage/provider-kubernetes" \
+	--embed-runtime-image-tarball="$stage/provider-kubernetes.tar" -o "$out/deps/provider-kubernetes-$pk_version.xpkg"
+
+ls -l "$out" "$out/deps"

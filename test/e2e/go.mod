@@ -11,6 +11,7 @@ require (
 	github.com/google/go-containerregistry v0.21.9
 	github.com/yuin/goldmark v1.7.17
 	github.com/yuin/gopher-lua v1.1.1
+	golang.org/x/mod v0.38.0
 	helm.sh/helm/v3 v3.20.2
 	k8s.io/api v0.36.3
 	k8s.io/apiextensions-apiserver v0.36.3
@@ -62,7 +63,6 @@ require (
 	go.uber.org/multierr v1.11.0 // indirect
 	go.uber.org/zap v1.28.0 // indirect
 	golang.org/x/crypto v0.54.0 // indirect
-	golang.org/x/mod v0.38.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/tools v0.48.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260427160629-7cedc36a6bc4 // indirect

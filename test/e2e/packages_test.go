@@ -17,34 +17,45 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"golang.org/x/mod/semver"
 	"sigs.k8s.io/yaml"
 )
 
-// The packages make package builds, and the repositories users install them from
-// (ghcr.io/sovereigncloudstack/<repository>), at a version the Configuration's dependencies
-// accept.
-var projectPackages = map[string]string{
-	"configuration-scs-kaas.xpkg":        "sovereigncloudstack/configuration-scs-kaas",
-	"configuration-scs-kaas-claims.xpkg": "sovereigncloudstack/configuration-scs-kaas-claims",
-	"function-scs-kaas.xpkg":             "sovereigncloudstack/function-scs-kaas",
-	"provider-gardener-kubeconfig.xpkg":  "sovereigncloudstack/provider-gardener-kubeconfig",
+// pushedPackage is a package file of make package and where it is pushed: the repository a
+// user installs it from under the registry's address, as the ImageConfigs of an air-gapped
+// install rewrite the public prefixes (mirrorPrefixes), at a version tag.
+type pushedPackage struct{ file, repository, tag string }
+
+// The packages users install: the project's four, and provider-kubernetes (make package
+// builds it into deps/ from the module hack/tools pins), at versions the Configurations'
+// dependencies accept.
+var pushedPackages = []pushedPackage{
+	{"configuration-scs-kaas.xpkg", "sovereigncloudstack/configuration-scs-kaas", "v0.1.0"},
+	{"configuration-scs-kaas-claims.xpkg", "sovereigncloudstack/configuration-scs-kaas-claims", "v0.1.0"},
+	{"function-scs-kaas.xpkg", "sovereigncloudstack/function-scs-kaas", "v0.1.0"},
+	{"provider-gardener-kubeconfig.xpkg", "sovereigncloudstack/provider-gardener-kubeconfig", "v0.1.0"},
+	{"deps/provider-kubernetes-v1.3.1.xpkg", "crossplane-contrib/provider-kubernetes", "v1.3.1"},
 }
 
-const packageTag = "v0.1.0"
+// mirrorPrefixes are the public package prefixes and the paths a mirror serves them under.
+var mirrorPrefixes = map[string]string{
+	"ghcr.io/sovereigncloudstack/":           "sovereigncloudstack/",
+	"xpkg.crossplane.io/crossplane-contrib/": "crossplane-contrib/",
+}
 
 // TestPackagesPushedToTheLocalRegistry pushes the packages users install to the control
 // plane's TLS registry with crossplane-cli, as a platform pushes them into its own registry
-// for an air-gapped install (docs/install.md), and reads them back as Crossplane's package
-// manager does: the tags of each repository (how it resolves a dependency's version
-// constraint) and the package metadata of the Configuration with its dependencies. A push
-// that does not trust the registry's CA is refused.
+// for an air-gapped install, and reads them back as Crossplane's package manager does: the
+// tags of each repository, and each Configuration's dependencies, which must all resolve
+// from this registry alone (a tag that meets each version constraint under the mirrored
+// repository). A push that does not trust the registry's CA is refused.
 func TestPackagesPushedToTheLocalRegistry(t *testing.T) {
 	needEnv(t)
 	ctx := testContext(t)
 	dir := filepath.Join(repoRoot, "_output", "packages")
-	for file := range projectPackages {
-		if _, err := os.Stat(filepath.Join(dir, file)); err != nil {
-			msg := fmt.Sprintf("the package %s is not built (%v): run make package", file, err)
+	for _, p := range pushedPackages {
+		if _, err := os.Stat(filepath.Join(dir, p.file)); err != nil {
+			msg := fmt.Sprintf("the package %s is not built (%v): run make package", p.file, err)
 			if os.Getenv("CI") == "true" {
 				t.Fatal(msg)
 			}
@@ -61,41 +72,45 @@ func TestPackagesPushedToTheLocalRegistry(t *testing.T) {
 	measure(t, "registry built and serving", start)
 
 	start = time.Now()
-	for file, repository := range projectPackages {
-		if _, err := registry.Push(ctx, cli, filepath.Join(dir, file), repository, packageTag); err != nil {
+	for _, p := range pushedPackages {
+		if _, err := registry.Push(ctx, cli, filepath.Join(dir, p.file), p.repository, p.tag); err != nil {
 			t.Fatal(err)
 		}
 	}
-	measure(t, "four packages pushed", start)
+	measure(t, "five packages pushed", start)
 
-	for _, repository := range projectPackages {
-		tags := registryTags(ctx, t, registry.Client, registry.Address, repository)
-		if !slices.Contains(tags, packageTag) {
-			t.Errorf("%s: tags %v, want %s", repository, tags, packageTag)
+	for _, p := range pushedPackages {
+		if tags := registryTags(ctx, t, registry.Client, registry.Address, p.repository); !slices.Contains(tags, p.tag) {
+			t.Errorf("%s: tags %v, want %s", p.repository, tags, p.tag)
 		}
 	}
 
-	meta := packageMetadata(ctx, t, registry.Client, registry.Address+"/"+projectPackages["configuration-scs-kaas.xpkg"]+":"+packageTag)
-	var cfg struct {
-		Kind string
-		Spec struct {
-			DependsOn []struct{ Package, Version string } `json:"dependsOn"`
+	// Each Configuration's dependencies resolve from the registry alone: for each, the
+	// mirrored repository has a tag its version constraint accepts.
+	for _, p := range pushedPackages[:2] {
+		meta := packageMetadata(ctx, t, registry.Client, registry.Address+"/"+p.repository+":"+p.tag)
+		var cfg struct {
+			Kind string
+			Spec struct {
+				DependsOn []struct{ Package, Version string } `json:"dependsOn"`
+			}
 		}
-	}
-	if err := yaml.Unmarshal(meta, &cfg); err != nil {
-		t.Fatalf("the Configuration's package metadata: %v", err)
-	}
-	if cfg.Kind != "Configuration" {
-		t.Errorf("the package metadata is a %q, want Configuration", cfg.Kind)
-	}
-	deps := map[string]string{}
-	for _, d := range cfg.Spec.DependsOn {
-		deps[d.Package] = d.Version
-	}
-	for _, want := range []string{"ghcr.io/sovereigncloudstack/function-scs-kaas", "ghcr.io/sovereigncloudstack/provider-gardener-kubeconfig",
-		"xpkg.crossplane.io/crossplane-contrib/provider-kubernetes"} {
-		if deps[want] == "" {
-			t.Errorf("the pulled Configuration does not depend on %s: %v", want, deps)
+		if err := yaml.Unmarshal(meta, &cfg); err != nil {
+			t.Fatalf("the package metadata of %s: %v", p.file, err)
+		}
+		if cfg.Kind != "Configuration" || len(cfg.Spec.DependsOn) != 3 {
+			t.Errorf("%s: a %q with dependencies %+v, want a Configuration with three", p.file, cfg.Kind, cfg.Spec.DependsOn)
+		}
+		for _, d := range cfg.Spec.DependsOn {
+			repository := mirrored(d.Package)
+			if repository == "" {
+				t.Errorf("%s depends on %s, which no mirror prefix covers", p.file, d.Package)
+				continue
+			}
+			tags := registryTags(ctx, t, registry.Client, registry.Address, repository)
+			if !slices.ContainsFunc(tags, func(tag string) bool { return satisfies(tag, d.Version) }) {
+				t.Errorf("%s depends on %s %s; the registry has tags %v", p.file, d.Package, d.Version, tags)
+			}
 		}
 	}
 
@@ -188,4 +203,23 @@ func findInTar(r io.Reader, file string) ([]byte, error) {
 			return io.ReadAll(tr)
 		}
 	}
+}
+
+// mirrored is the repository a public package is mirrored under, or "".
+func mirrored(pkg string) string {
+	for public, mirror := range mirrorPrefixes {
+		if rest, ok := strings.CutPrefix(pkg, public); ok {
+			return mirror + rest
+		}
+	}
+	return ""
+}
+
+// satisfies reports whether tag meets a dependency's version constraint of the form the
+// packages use (">=vX.Y.Z", or an exact version).
+func satisfies(tag, constraint string) bool {
+	if minimum, ok := strings.CutPrefix(constraint, ">="); ok {
+		return semver.IsValid(tag) && semver.Compare(tag, minimum) >= 0
+	}
+	return tag == constraint
 }

@@ -2,7 +2,7 @@
 // go-containerregistry's registry over TLS, its blobs on disk, its manifests in memory (a
 // restart loses them: push again). Crossplane's package manager installs the project's
 // packages from it as it would from ghcr.io or xpkg.crossplane.io, the way an air-gapped
-// platform installs them from its own registry (docs/install.md).
+// platform installs them from its own registry.
 package main
 
 import (
