@@ -19,29 +19,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"golang.org/x/mod/semver"
 	"sigs.k8s.io/yaml"
+
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
-
-// pushedPackage is a package file of make package and where it is pushed: the repository a
-// user installs it from under the registry's address, as the ImageConfigs of an air-gapped
-// install rewrite the public prefixes (mirrorPrefixes), at a version tag.
-type pushedPackage struct{ file, repository, tag string }
-
-// The packages users install: the project's four, and provider-kubernetes (make package
-// builds it into deps/ from the module hack/tools pins), at versions the Configurations'
-// dependencies accept.
-var pushedPackages = []pushedPackage{
-	{"configuration-scs-kaas.xpkg", "sovereigncloudstack/configuration-scs-kaas", "v0.1.0"},
-	{"configuration-scs-kaas-claims.xpkg", "sovereigncloudstack/configuration-scs-kaas-claims", "v0.1.0"},
-	{"function-scs-kaas.xpkg", "sovereigncloudstack/function-scs-kaas", "v0.1.0"},
-	{"provider-gardener-kubeconfig.xpkg", "sovereigncloudstack/provider-gardener-kubeconfig", "v0.1.0"},
-	{"deps/provider-kubernetes-v1.3.1.xpkg", "crossplane-contrib/provider-kubernetes", "v1.3.1"},
-}
-
-// mirrorPrefixes are the public package prefixes and the paths a mirror serves them under.
-var mirrorPrefixes = map[string]string{
-	"ghcr.io/sovereigncloudstack/":           "sovereigncloudstack/",
-	"xpkg.crossplane.io/crossplane-contrib/": "crossplane-contrib/",
-}
 
 // TestPackagesPushedToTheLocalRegistry pushes the packages users install to the control
 // plane's TLS registry with crossplane-cli, as a platform pushes them into its own registry
@@ -53,9 +33,9 @@ func TestPackagesPushedToTheLocalRegistry(t *testing.T) {
 	needEnv(t)
 	ctx := testContext(t)
 	dir := filepath.Join(repoRoot, "_output", "packages")
-	for _, p := range pushedPackages {
-		if _, err := os.Stat(filepath.Join(dir, p.file)); err != nil {
-			msg := fmt.Sprintf("the package %s is not built (%v): run make package", p.file, err)
+	for _, p := range controlplane.ProjectPackages {
+		if _, err := os.Stat(filepath.Join(dir, p.File)); err != nil {
+			msg := fmt.Sprintf("the package %s is not built (%v): run make package", p.File, err)
 			if os.Getenv("CI") == "true" {
 				t.Fatal(msg)
 			}
@@ -72,23 +52,23 @@ func TestPackagesPushedToTheLocalRegistry(t *testing.T) {
 	measure(t, "registry built and serving", start)
 
 	start = time.Now()
-	for _, p := range pushedPackages {
-		if _, err := registry.Push(ctx, cli, filepath.Join(dir, p.file), p.repository, p.tag); err != nil {
+	for _, p := range controlplane.ProjectPackages {
+		if _, err := registry.Push(ctx, cli, filepath.Join(dir, p.File), p.Repository, p.Tag); err != nil {
 			t.Fatal(err)
 		}
 	}
 	measure(t, "five packages pushed", start)
 
-	for _, p := range pushedPackages {
-		if tags := registryTags(ctx, t, registry.Client, registry.Address, p.repository); !slices.Contains(tags, p.tag) {
-			t.Errorf("%s: tags %v, want %s", p.repository, tags, p.tag)
+	for _, p := range controlplane.ProjectPackages {
+		if tags := registryTags(ctx, t, registry.Client, registry.Address, p.Repository); !slices.Contains(tags, p.Tag) {
+			t.Errorf("%s: tags %v, want %s", p.Repository, tags, p.Tag)
 		}
 	}
 
 	// Each Configuration's dependencies resolve from the registry alone: for each, the
 	// mirrored repository has a tag its version constraint accepts.
-	for _, p := range pushedPackages[:2] {
-		meta := packageMetadata(ctx, t, registry.Client, registry.Address+"/"+p.repository+":"+p.tag)
+	for _, p := range controlplane.ProjectPackages[:2] {
+		meta := packageMetadata(ctx, t, registry.Client, registry.Address+"/"+p.Repository+":"+p.Tag)
 		var cfg struct {
 			Kind string
 			Spec struct {
@@ -96,20 +76,20 @@ func TestPackagesPushedToTheLocalRegistry(t *testing.T) {
 			}
 		}
 		if err := yaml.Unmarshal(meta, &cfg); err != nil {
-			t.Fatalf("the package metadata of %s: %v", p.file, err)
+			t.Fatalf("the package metadata of %s: %v", p.File, err)
 		}
 		if cfg.Kind != "Configuration" || len(cfg.Spec.DependsOn) != 3 {
-			t.Errorf("%s: a %q with dependencies %+v, want a Configuration with three", p.file, cfg.Kind, cfg.Spec.DependsOn)
+			t.Errorf("%s: a %q with dependencies %+v, want a Configuration with three", p.File, cfg.Kind, cfg.Spec.DependsOn)
 		}
 		for _, d := range cfg.Spec.DependsOn {
 			repository := mirrored(d.Package)
 			if repository == "" {
-				t.Errorf("%s depends on %s, which no mirror prefix covers", p.file, d.Package)
+				t.Errorf("%s depends on %s, which no mirror prefix covers", p.File, d.Package)
 				continue
 			}
 			tags := registryTags(ctx, t, registry.Client, registry.Address, repository)
 			if !slices.ContainsFunc(tags, func(tag string) bool { return satisfies(tag, d.Version) }) {
-				t.Errorf("%s depends on %s %s; the registry has tags %v", p.file, d.Package, d.Version, tags)
+				t.Errorf("%s depends on %s %s; the registry has tags %v", p.File, d.Package, d.Version, tags)
 			}
 		}
 	}
@@ -207,7 +187,7 @@ func findInTar(r io.Reader, file string) ([]byte, error) {
 
 // mirrored is the repository a public package is mirrored under, or "".
 func mirrored(pkg string) string {
-	for public, mirror := range mirrorPrefixes {
+	for public, mirror := range controlplane.MirrorPrefixes {
 		if rest, ok := strings.CutPrefix(pkg, public); ok {
 			return mirror + rest
 		}

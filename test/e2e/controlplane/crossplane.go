@@ -38,8 +38,13 @@ func (e *Env) initCrossplane(ctx context.Context) error {
 		}
 		defer log.Close()
 		fmt.Fprintf(log, "=== attempt %d\n", attempt)
-		cmd := exec.CommandContext(ctx, e.tools.crossplane(), "core", "init",
-			"--namespace="+CrossplaneNamespace, "--enable-webhooks=false")
+		args := []string{"core", "init", "--namespace=" + CrossplaneNamespace, "--enable-webhooks=false"}
+		if e.opts.Packages != nil {
+			// provider-kubernetes declares SafeStart: its CRDs come as ManagedResourceDefinitions
+			// that a policy must activate, as the Helm chart's default activations do.
+			args = append(args, "--activation=*")
+		}
+		cmd := exec.CommandContext(ctx, e.tools.crossplane(), args...)
 		// Kong mangles these flag names; the environment variables are stable.
 		cmd.Env = append(os.Environ(),
 			"KUBECONFIG="+c.Kubeconfig,
@@ -70,12 +75,13 @@ func (e *Env) startCrossplane(ctx context.Context) error {
 		}
 	}
 	e.crossplaneHealth = ports[1]
-	p, err := e.startProcess("crossplane", e.tools.crossplane(), []string{
+	args := []string{
 		"core", "start",
 		"--namespace=" + CrossplaneNamespace,
 		"--poll-interval=" + e.opts.PollInterval.String(),
 		"--sync-interval=1h",
-	}, []string{
+	}
+	env := []string{
 		"KUBECONFIG=" + e.Crossplane.Kubeconfig,
 		"TLS_CLIENT_CERTS_DIR=" + e.crossplaneTLSDir(),
 		"PACKAGE_RUNTIME=External",
@@ -84,7 +90,12 @@ func (e *Env) startCrossplane(ctx context.Context) error {
 		"HEALTH_PROBE_PORT=" + strconv.Itoa(ports[1]),
 		"XPKG_CACHE_DIR=" + filepath.Join(dir, "xpkg-cache"),
 		"XFN_CACHE_DIR=" + filepath.Join(dir, "xfn-cache"),
-	})
+	}
+	if e.registry != nil {
+		// The package fetcher trusts the registry's CA besides the system roots.
+		env = append(env, "CA_BUNDLE_PATH="+e.registry.CAFile)
+	}
+	p, err := e.startProcess("crossplane", e.tools.crossplane(), args, env)
 	if err != nil {
 		return err
 	}

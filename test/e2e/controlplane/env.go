@@ -77,6 +77,13 @@ type Options struct {
 	// when it offers a claim, Offered.
 	Manifests []string
 
+	// Packages, when set, installs the project through Crossplane's package manager from the
+	// control plane's registry: a Configuration and ImageConfigs instead of the XRD,
+	// Composition and FunctionRevision (which Manifests must then not hold) and
+	// provider-kubernetes' CRDs applied by hand. Not with Detach: the package runtime runs
+	// in this process.
+	Packages *PackageInstall
+
 	// PollInterval for Crossplane and provider-kubernetes. Default: 10s.
 	PollInterval time.Duration
 	// Detach keeps the processes running after this process exits
@@ -110,6 +117,8 @@ type Env struct {
 	fnPort, fnMetricsPort, providerWebhookPort, crossplaneHealth int
 	fnClientTLS                                                  *tls.Config
 	providerCA                                                   *certAuthority
+	registry                                                     *Registry
+	stopPackageRuntime                                           context.CancelFunc
 }
 
 // Tools returns the resolved tool directories (e.g. for kubectl).
@@ -174,6 +183,10 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	e := &Env{RunDir: opts.RunDir, opts: opts, procs: map[string]*process{}}
 	start := time.Now()
+	if opts.Packages != nil && opts.Detach {
+		return nil, errors.New("Options.Packages with Detach: the package runtime runs in this process")
+	}
+	packages := opts.Packages != nil
 
 	if err := StopRun(e.RunDir); err != nil {
 		return nil, fmt.Errorf("stopping the previous run in %s: %w", e.RunDir, err)
@@ -236,13 +249,13 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			return err
 		}},
 		{"Crossplane core init (CRDs, secrets, Lock)", e.initCrossplane},
-		{"provider-kubernetes CRDs", e.installProviderCRDs},
-		{"provider-kubernetes", e.startProvider},
+		{"provider-kubernetes CRDs", skipIf(packages, e.installProviderCRDs)},
+		{"provider-kubernetes", skipIf(packages, e.startProvider)},
 		{"garden cluster (etcd, kube-apiserver, gardener-apiserver, landscape, projects)", func(context.Context) error {
 			<-gardenDone
 			return gardenErr
 		}},
-		{"provider configs for the garden", e.configureProvider},
+		{"provider configs for the garden", skipIf(packages, e.configureProvider)},
 		{"Cluster API", func(ctx context.Context) error {
 			if !opts.ClusterAPI {
 				return nil
@@ -255,7 +268,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			}
 			return e.startManagementCluster(ctx, opts.ManagementCluster)
 		}},
-		{"function registration", e.registerFunction},
+		{"function registration", skipIf(packages, e.registerFunction)},
 		{"function process", func(ctx context.Context) error {
 			if opts.FunctionBinary == "" {
 				e.logf("no function binary given: registered %s, not started", opts.FunctionName)
@@ -263,7 +276,20 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			}
 			return e.StartFunction(ctx)
 		}},
+		{"registry and the packages pushed to it", onlyIf(packages, e.pushPackages)},
 		{"Crossplane core", e.startCrossplane},
+		{"package runtime", onlyIf(packages, func(ctx context.Context) error {
+			if err := e.packageRuntimeTLS(ctx); err != nil {
+				return err
+			}
+			runtimeCtx, cancel := context.WithCancel(context.Background())
+			e.stopPackageRuntime = cancel
+			go e.runPackageRuntime(runtimeCtx)
+			return nil
+		})},
+		{"Configuration installed by the package manager", onlyIf(packages, e.installConfiguration)},
+		{"provider-kubernetes (CRDs from its package)", onlyIf(packages, e.startProvider)},
+		{"provider configs for the garden (after the package's CRDs)", onlyIf(packages, e.configureProvider)},
 		{"manifests", e.applyManifests},
 		// Last: its garbage collector only discovers CRDs that exist when it
 		// starts (or after a 30 s resync).
@@ -290,6 +316,9 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 func (e *Env) Stop() error {
 	e.fnMu.Lock()
 	defer e.fnMu.Unlock()
+	if e.stopPackageRuntime != nil {
+		e.stopPackageRuntime()
+	}
 	e.mu.Lock()
 	names := make([]string, 0, len(e.procs))
 	seq := map[string]int{}
@@ -365,4 +394,17 @@ func (e *Env) writeState() error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(e.RunDir, "state.json"), append(data, '\n'), 0o644)
+}
+
+// skipIf is step unless skip.
+func skipIf(skip bool, step func(context.Context) error) func(context.Context) error {
+	if skip {
+		return func(context.Context) error { return nil }
+	}
+	return step
+}
+
+// onlyIf is step when do, else nothing.
+func onlyIf(do bool, step func(context.Context) error) func(context.Context) error {
+	return skipIf(!do, step)
 }
