@@ -49,9 +49,14 @@ type PackageInstall struct {
 	Dir string
 	// CrossplaneCLI is the crossplane-cli that pushes them.
 	CrossplaneCLI string
-	// Configuration is the Configuration package to install, by its public name and tag.
-	Configuration string
+	// Manifests are what docs/install.md has a platform apply for an air-gapped install
+	// (examples/install: the ImageConfigs of mirror.yaml and one Configuration), applied as
+	// they are but for the registry's address in place of MirrorPlaceholder.
+	Manifests []string
 }
+
+// MirrorPlaceholder is the registry address examples/install/mirror.yaml names.
+const MirrorPlaceholder = "registry.example.internal:5000"
 
 var (
 	configurationGVR    = schema.GroupVersionResource{Group: "pkg.crossplane.io", Version: "v1", Resource: "configurations"}
@@ -85,27 +90,32 @@ func (e *Env) pushPackages(ctx context.Context) error {
 // established.
 func (e *Env) installConfiguration(ctx context.Context) error {
 	c := e.Crossplane
-	var objs []*unstructured.Unstructured
-	for public, mirror := range MirrorPrefixes {
-		objs = append(objs, &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "pkg.crossplane.io/v1beta1", "kind": "ImageConfig",
-			"metadata": map[string]any{"name": "mirror-" + strings.TrimSuffix(mirror, "/")},
-			"spec": map[string]any{
-				"matchImages":  []any{map[string]any{"type": "Prefix", "prefix": public}},
-				"rewriteImage": map[string]any{"prefix": e.registry.Address + "/" + mirror},
-			},
-		}})
+	objs, err := ReadManifests(e.opts.Packages.Manifests...)
+	if err != nil {
+		return err
 	}
-	name := packageName(e.opts.Packages.Configuration)
-	objs = append(objs, &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "pkg.crossplane.io/v1", "kind": "Configuration",
-		"metadata": map[string]any{"name": name},
-		"spec":     map[string]any{"package": e.opts.Packages.Configuration},
-	}})
+	var name string
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "ImageConfig":
+			prefix, _, _ := unstructured.NestedString(o.Object, "spec", "rewriteImage", "prefix")
+			if !strings.HasPrefix(prefix, MirrorPlaceholder+"/") {
+				return fmt.Errorf("ImageConfig %s rewrites to %q, not to %s", o.GetName(), prefix, MirrorPlaceholder)
+			}
+			if err := unstructured.SetNestedField(o.Object, e.registry.Address+strings.TrimPrefix(prefix, MirrorPlaceholder), "spec", "rewriteImage", "prefix"); err != nil {
+				return err
+			}
+		case "Configuration":
+			name = o.GetName()
+		}
+	}
+	if name == "" {
+		return errors.New("Options.Packages.Manifests hold no Configuration")
+	}
 	if err := c.ApplyObjects(ctx, objs...); err != nil {
 		return err
 	}
-	err := waitFor(ctx, 5*time.Minute, "Configuration "+name+" installed and healthy", nil, func(ctx context.Context) (bool, error) {
+	err = waitFor(ctx, 5*time.Minute, "Configuration "+name+" installed and healthy", nil, func(ctx context.Context) (bool, error) {
 		cfg, err := c.Dynamic.Resource(configurationGVR).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -128,17 +138,6 @@ func (e *Env) installConfiguration(ctx context.Context) error {
 	}
 	c.Mapper.Reset()
 	return nil
-}
-
-// packageName is the name the package manager gives a package: its repository path with
-// slashes as dashes, without registry host and tag (ghcr.io/sovereigncloudstack/function-
-// scs-kaas:v0.1.0 is sovereigncloudstack-function-scs-kaas).
-func packageName(ref string) string {
-	repo, _, _ := strings.Cut(ref, ":")
-	if i := strings.Index(repo, "/"); i >= 0 {
-		repo = repo[i+1:]
-	}
-	return strings.ReplaceAll(repo, "/", "-")
 }
 
 // runPackageRuntime plays the package runtime Crossplane leaves to an external controller

@@ -68,13 +68,14 @@ func TestInstallThroughPackages(t *testing.T) {
 		t.Fatalf("building the function: %v\n%s", err, out)
 	}
 
-	const configuration = "ghcr.io/sovereigncloudstack/configuration-scs-kaas-claims:v0.1.0"
 	start := time.Now()
 	env, err := Start(ctx, Options{
 		RunDir:         t.TempDir(),
 		FunctionBinary: fnBin,
 		GardenProjects: []string{"team1"},
-		Packages:       &PackageInstall{Dir: dir, CrossplaneCLI: filepath.Join(cliDir, "crossplane-cli"), Configuration: configuration},
+		// docs/install.md, air-gapped: the mirror's ImageConfigs and the Configuration.
+		Packages: &PackageInstall{Dir: dir, CrossplaneCLI: filepath.Join(cliDir, "crossplane-cli"), Manifests: []string{
+			filepath.Join(root, "examples", "install", "mirror.yaml"), filepath.Join(root, "examples", "install", "configuration-claims.yaml")}},
 		Manifests: []string{filepath.Join(root, "examples", "environments", "gardener-regionone.yaml"),
 			filepath.Join(root, "package", "rbac.yaml")},
 		Logf: t.Logf,
