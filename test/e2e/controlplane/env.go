@@ -298,6 +298,9 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		}},
 	}
 	for _, s := range steps {
+		if s.do == nil {
+			continue // not a step of this control plane (Options.Packages)
+		}
 		t := time.Now()
 		if err := s.do(ctx); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.what, err)
@@ -396,10 +399,10 @@ func (e *Env) writeState() error {
 	return os.WriteFile(filepath.Join(e.RunDir, "state.json"), append(data, '\n'), 0o644)
 }
 
-// skipIf is step unless skip.
+// skipIf is step unless skip; a nil step is left out.
 func skipIf(skip bool, step func(context.Context) error) func(context.Context) error {
 	if skip {
-		return func(context.Context) error { return nil }
+		return nil
 	}
 	return step
 }
