@@ -188,6 +188,9 @@ func TestCLI(t *testing.T) {
 		return s.GetAnnotations()[confirmDeletion] == "true"
 	})
 	rendered(ctx, t, name)
+	// kubectl-scs says what a deletion does from the SCSCluster's status, which follows the
+	// Object's deletion policy a reconcile later.
+	waitClaim(ctx, t, deadline, name, "status.backend.deletionPolicy Delete", fieldIs("Delete", "status", "backend", "deletionPolicy"))
 	start = time.Now()
 	cli.run(ctx, "delete", name, "--wait", "--timeout=5m").wantStdout(t, 0, "scscluster.kaas.scs.community/cli deleted\n")
 	measure(t, "kubectl-scs delete --wait -> SCSCluster gone", start)

@@ -136,7 +136,8 @@ func InfrastructureReady(ctx context.Context, dyn dynamic.Interface, namespace, 
 }
 
 // ReportAvailable writes the status Cluster API reports for a healthy cluster (Available,
-// control plane and workers ready) on the current generation of paused Cluster c, once
+// control plane and workers ready and at the topology's version) on the current generation
+// of paused Cluster c, once
 // Cluster API has seen the pause of that generation (before that, a reconcile it began
 // could still overwrite it). It reports whether the Cluster now carries that status.
 func ReportAvailable(ctx context.Context, dyn dynamic.Interface, c *unstructured.Unstructured) (bool, error) {
@@ -148,17 +149,26 @@ func ReportAvailable(ctx context.Context, dyn dynamic.Interface, c *unstructured
 	if observed, _ := paused["observedGeneration"].(int64); observed < gen {
 		return false, nil
 	}
+	// The machines run the topology's version: what Cluster API reports once an upgrade is
+	// done. The list is atomic, so this replaces what Cluster API reported before the pause.
+	version := str(c, "spec", "topology", "version")
+	versions := []any{map[string]any{"version": version, "replicas": int64(1)}}
 	observed, _, _ := unstructured.NestedInt64(c.Object, "status", "observedGeneration")
-	if available := conditionOf(c, "Available"); observed == gen && available != nil && available["status"] == "True" {
+	reported, _, _ := unstructured.NestedSlice(c.Object, "status", "controlPlane", "versions")
+	if available := conditionOf(c, "Available"); observed == gen && available != nil && available["status"] == "True" &&
+		len(reported) == 1 && fmt.Sprint(reported[0].(map[string]any)["version"]) == version {
 		return true, nil
 	}
-	replicas := map[string]any{"desiredReplicas": int64(1), "replicas": int64(1), "readyReplicas": int64(1), "availableReplicas": int64(1), "upToDateReplicas": int64(1)}
+	replicas := func() map[string]any {
+		return map[string]any{"desiredReplicas": int64(1), "replicas": int64(1), "readyReplicas": int64(1), "availableReplicas": int64(1),
+			"upToDateReplicas": int64(1), "versions": versions}
+	}
 	err := applyStatus(ctx, dyn.Resource(clusterGVR).Namespace(c.GetNamespace()), c, map[string]any{
 		"phase":              "Provisioned",
 		"observedGeneration": gen,
 		"initialization":     map[string]any{"infrastructureProvisioned": true, "controlPlaneInitialized": true},
-		"controlPlane":       replicas,
-		"workers":            replicas,
+		"controlPlane":       replicas(),
+		"workers":            replicas(),
 		"conditions": []any{
 			condition("Available", "True", "Available", gen),
 			condition("ControlPlaneAvailable", "True", "Available", gen),
