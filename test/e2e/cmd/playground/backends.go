@@ -62,11 +62,7 @@ func playBackends(args []string) error {
 	if err != nil {
 		return fmt.Errorf("no workload API servers recorded (make demo starts them): %w", err)
 	}
-	cp, err := clientsFor(s.CrossplaneKubeconfig)
-	if err != nil {
-		return err
-	}
-	garden, err := clientsFor(s.GardenKubeconfig)
+	cp, garden, err := playgroundClients(s)
 	if err != nil {
 		return err
 	}

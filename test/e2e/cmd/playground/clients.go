@@ -31,6 +31,18 @@ type clients struct {
 	dyn  dynamic.Interface
 }
 
+// playgroundClients are clients for the Crossplane and the garden cluster of a running
+// playground.
+func playgroundClients(s controlplane.State) (cp, garden *clients, err error) {
+	if cp, err = clientsFor(s.CrossplaneKubeconfig); err != nil {
+		return nil, nil, err
+	}
+	if garden, err = clientsFor(s.GardenKubeconfig); err != nil {
+		return nil, nil, err
+	}
+	return cp, garden, nil
+}
+
 func clientsFor(kubeconfig string) (*clients, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {

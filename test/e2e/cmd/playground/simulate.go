@@ -37,11 +37,7 @@ func simulate(args []string) error {
 	if err != nil {
 		return err
 	}
-	cp, err := clientsFor(s.CrossplaneKubeconfig)
-	if err != nil {
-		return err
-	}
-	garden, err := clientsFor(s.GardenKubeconfig)
+	cp, garden, err := playgroundClients(s)
 	if err != nil {
 		return err
 	}
