@@ -84,10 +84,10 @@ func (e *Env) pushPackages(ctx context.Context) error {
 	return nil
 }
 
-// installConfiguration applies the ImageConfigs that rewrite the public prefixes to the
-// registry and the Configuration by its public name, and waits until the package manager
-// has installed it and its dependencies: the XRD offered, provider-kubernetes' Object CRDs
-// established.
+// installConfiguration applies Options.Packages.Manifests (the ImageConfigs pointed at the
+// registry, the Configuration by its public name) and waits until the package manager has
+// installed the Configuration and its dependencies, provider-kubernetes' CRDs established
+// (whether the XRD offers its claim is the caller's to wait for: WaitXRD).
 func (e *Env) installConfiguration(ctx context.Context) error {
 	c := e.Crossplane
 	objs, err := ReadManifests(e.opts.Packages.Manifests...)
