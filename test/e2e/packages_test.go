@@ -66,7 +66,12 @@ func TestPackagesPushedToTheLocalRegistry(t *testing.T) {
 	}
 
 	// Each Configuration's dependencies resolve from the registry alone: for each, the
-	// mirrored repository has a tag its version constraint accepts.
+	// repository docs/install.md's mirror.yaml rewrites it to has a tag its version
+	// constraint accepts.
+	mirror, err := controlplane.ReadMirror(filepath.Join(repoRoot, "examples", "install", "mirror.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range controlplane.ProjectPackages[:2] {
 		meta := packageMetadata(ctx, t, registry.Client, registry.Address+"/"+p.Repository+":"+p.Tag)
 		var cfg struct {
@@ -82,9 +87,9 @@ func TestPackagesPushedToTheLocalRegistry(t *testing.T) {
 			t.Errorf("%s: a %q with dependencies %+v, want a Configuration with three", p.File, cfg.Kind, cfg.Spec.DependsOn)
 		}
 		for _, d := range cfg.Spec.DependsOn {
-			repository := mirrored(d.Package)
+			repository := mirrored(mirror, d.Package)
 			if repository == "" {
-				t.Errorf("%s depends on %s, which no mirror prefix covers", p.File, d.Package)
+				t.Errorf("%s depends on %s, which mirror.yaml does not rewrite", p.File, d.Package)
 				continue
 			}
 			tags := registryTags(ctx, t, registry.Client, registry.Address, repository)
@@ -185,9 +190,9 @@ func findInTar(r io.Reader, file string) ([]byte, error) {
 	}
 }
 
-// mirrored is the repository a public package is mirrored under, or "".
-func mirrored(pkg string) string {
-	for public, mirror := range controlplane.MirrorPrefixes {
+// mirrored is the repository a public package is mirrored under by prefixes, or "".
+func mirrored(prefixes map[string]string, pkg string) string {
+	for public, mirror := range prefixes {
 		if rest, ok := strings.CutPrefix(pkg, public); ok {
 			return mirror + rest
 		}

@@ -19,7 +19,7 @@ import (
 )
 
 // Package is a package file of make package and where a mirror serves it: the repository
-// under the registry's address that the public name is rewritten to (MirrorPrefixes), at a
+// under the registry's address that the public name is rewritten to (ReadMirror), at a
 // version tag.
 type Package struct{ File, Repository, Tag string }
 
@@ -34,11 +34,32 @@ var ProjectPackages = []Package{
 	{"deps/provider-kubernetes-v1.3.1.xpkg", "crossplane-contrib/provider-kubernetes", "v1.3.1"},
 }
 
-// MirrorPrefixes are the public package prefixes and the paths a mirror serves them under:
-// what the ImageConfigs of an air-gapped install rewrite.
-var MirrorPrefixes = map[string]string{
-	"ghcr.io/sovereigncloudstack/":           "sovereigncloudstack/",
-	"xpkg.crossplane.io/crossplane-contrib/": "crossplane-contrib/",
+// ReadMirror reads the ImageConfigs of a mirror manifest (examples/install/mirror.yaml)
+// and returns, for each public prefix, the repository path it is rewritten to below
+// MirrorPlaceholder: ghcr.io/sovereigncloudstack/ -> sovereigncloudstack/.
+func ReadMirror(path string) (map[string]string, error) {
+	objs, err := ReadManifests(path)
+	if err != nil {
+		return nil, err
+	}
+	prefixes := map[string]string{}
+	for _, o := range objs {
+		if o.GetKind() != "ImageConfig" {
+			continue
+		}
+		rewrite, _, _ := unstructured.NestedString(o.Object, "spec", "rewriteImage", "prefix")
+		repository, ok := strings.CutPrefix(rewrite, MirrorPlaceholder+"/")
+		if !ok {
+			return nil, fmt.Errorf("ImageConfig %s rewrites to %q, not to %s", o.GetName(), rewrite, MirrorPlaceholder)
+		}
+		matches, _, _ := unstructured.NestedSlice(o.Object, "spec", "matchImages")
+		for _, m := range matches {
+			if public, _ := m.(map[string]any)["prefix"].(string); public != "" {
+				prefixes[public] = repository
+			}
+		}
+	}
+	return prefixes, nil
 }
 
 // PackageInstall installs the project through Crossplane's package manager from the
