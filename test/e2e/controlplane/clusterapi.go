@@ -152,10 +152,7 @@ func (e *Env) startManagementCluster(ctx context.Context, name string) error {
 	if err := e.StartClusterAPI(ctx, c); err != nil {
 		return err
 	}
-	if err := e.startControllerManager(ctx, c); err != nil {
-		return err
-	}
-	return e.providerConfigsFor(ctx, c, name, name+"-kubeconfig")
+	return e.startControllerManager(ctx, c)
 }
 
 // withConversionWebhook points a multi-version CRD's conversion at a local manager: the

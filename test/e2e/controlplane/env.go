@@ -80,8 +80,7 @@ type Options struct {
 	// Packages, when set, installs the project through Crossplane's package manager from the
 	// control plane's registry: a Configuration and ImageConfigs instead of the XRD,
 	// Composition and FunctionRevision (which Manifests must then not hold) and
-	// provider-kubernetes' CRDs applied by hand. Not with Detach: the package runtime runs
-	// in this process.
+	// provider-kubernetes' CRDs applied by hand.
 	Packages *PackageInstall
 
 	// PollInterval for Crossplane and provider-kubernetes. Default: 10s.
@@ -119,6 +118,7 @@ type Env struct {
 	providerCA                                                   *certAuthority
 	registry                                                     *Registry
 	stopPackageRuntime                                           context.CancelFunc
+	configuration                                                installedConfiguration
 }
 
 // Tools returns the resolved tool directories (e.g. for kubectl).
@@ -183,8 +183,8 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 	e := &Env{RunDir: opts.RunDir, opts: opts, procs: map[string]*process{}}
 	start := time.Now()
-	if opts.Packages != nil && opts.Detach {
-		return nil, errors.New("Options.Packages with Detach: the package runtime runs in this process")
+	if opts.Packages != nil && opts.Detach && len(opts.Packages.RuntimeCommand) == 0 {
+		return nil, errors.New("Options.Packages with Detach needs Packages.RuntimeCommand: the package runtime cannot run in this process")
 	}
 	packages := opts.Packages != nil
 
@@ -203,7 +203,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := os.MkdirAll(e.RunDir, 0o755); err != nil {
 		return nil, err
 	}
-	if e.tools, err = opts.Tools.resolve(ctx, opts.RepoRoot, e.logf); err != nil {
+	if e.tools, err = opts.Tools.resolve(ctx, opts.RepoRoot, opts.Packages != nil, e.logf); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -278,18 +278,16 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		}},
 		{"registry and the packages pushed to it", onlyIf(packages, e.pushPackages)},
 		{"Crossplane core", e.startCrossplane},
-		{"package runtime", onlyIf(packages, func(ctx context.Context) error {
-			if err := e.packageRuntimeTLS(ctx); err != nil {
-				return err
-			}
-			runtimeCtx, cancel := context.WithCancel(context.Background())
-			e.stopPackageRuntime = cancel
-			go e.runPackageRuntime(runtimeCtx)
-			return nil
-		})},
+		{"package runtime", onlyIf(packages, e.startPackageRuntime)},
 		{"Configuration installed by the package manager", onlyIf(packages, e.installConfiguration)},
 		{"provider-kubernetes (CRDs from its package)", onlyIf(packages, e.startProvider)},
 		{"provider configs for the garden (after the package's CRDs)", onlyIf(packages, e.configureProvider)},
+		{"provider configs for the remote management cluster", func(ctx context.Context) error {
+			if opts.ManagementCluster == "" {
+				return nil
+			}
+			return e.providerConfigsFor(ctx, e.Management, opts.ManagementCluster, opts.ManagementCluster+"-kubeconfig")
+		}},
 		{"manifests", e.applyManifests},
 		// Last: its garbage collector only discovers CRDs that exist when it
 		// starts (or after a 30 s resync).

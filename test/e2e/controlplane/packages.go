@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // Package is a package file of make package and where a mirror serves it: the repository
@@ -68,12 +71,55 @@ func ReadMirror(path string) (map[string]string, error) {
 type PackageInstall struct {
 	// Dir holds the packages of make package (ProjectPackages).
 	Dir string
-	// CrossplaneCLI is the crossplane-cli that pushes them.
-	CrossplaneCLI string
 	// Manifests are what docs/install.md has a platform apply for an air-gapped install
 	// (examples/install: the ImageConfigs of mirror.yaml and one Configuration), applied as
 	// they are but for the registry's address in place of MirrorPlaceholder.
 	Manifests []string
+	// RuntimeCommand runs the package runtime as a process of a detached control plane
+	// (Options.Detach): a program and its arguments, to which Start appends
+	// --kubeconfig=<Crossplane cluster>, --function=<Function name> and
+	// --function-endpoint=<gRPC target>; it must call RunPackageRuntime with them. Without Detach the runtime runs in this process.
+	RuntimeCommand []string
+}
+
+// ProjectInstall is the air-gapped install of docs/install.md with the packages make
+// package built in repoRoot: examples/install/mirror.yaml and the Configuration manifest
+// configuration (configuration.yaml for namespaced SCSClusters, configuration-claims.yaml
+// for claims). A package that is not built is an error that says to run make package.
+func ProjectInstall(repoRoot, configuration string) (*PackageInstall, error) {
+	dir := filepath.Join(repoRoot, "_output", "packages")
+	built := map[string]time.Time{}
+	for _, p := range ProjectPackages {
+		fi, err := os.Stat(filepath.Join(dir, p.File))
+		if err != nil {
+			return nil, fmt.Errorf("the package %s is not built (run make package): %w", p.File, err)
+		}
+		built[p.File] = fi.ModTime()
+	}
+	// A Configuration older than its sources would install an API the checkout no longer
+	// has, and the tests would pass or fail on it unnoticed.
+	for _, src := range []string{"apis/xrd", "compositions", "package/legacy", "package/namespaced"} {
+		err := filepath.WalkDir(filepath.Join(repoRoot, src), func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			for file, at := range built {
+				if strings.HasPrefix(file, "configuration-") && fi.ModTime().After(at) {
+					return fmt.Errorf("%s is older than %s (run make package)", file, path)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	install := filepath.Join(repoRoot, "examples", "install")
+	return &PackageInstall{Dir: dir, Manifests: []string{filepath.Join(install, "mirror.yaml"), filepath.Join(install, configuration)}}, nil
 }
 
 // MirrorPlaceholder is the registry address examples/install/mirror.yaml names.
@@ -81,6 +127,8 @@ const MirrorPlaceholder = "registry.example.internal:5000"
 
 var (
 	configurationGVR    = schema.GroupVersionResource{Group: "pkg.crossplane.io", Version: "v1", Resource: "configurations"}
+	functionGVR         = schema.GroupVersionResource{Group: "pkg.crossplane.io", Version: "v1", Resource: "functions"}
+	providerGVR         = schema.GroupVersionResource{Group: "pkg.crossplane.io", Version: "v1", Resource: "providers"}
 	providerRevisionGVR = schema.GroupVersionResource{Group: "pkg.crossplane.io", Version: "v1", Resource: "providerrevisions"}
 )
 
@@ -88,6 +136,9 @@ var (
 // loop: the function's serving certificate, which also serves for the providers' (unused)
 // webhooks.
 const packageRuntimeSecret = "package-runtime-tls"
+
+// Registry is the control plane's registry (Options.Packages), or nil.
+func (e *Env) Registry() *Registry { return e.registry }
 
 // pushPackages starts the registry and pushes ProjectPackages to it.
 func (e *Env) pushPackages(ctx context.Context) error {
@@ -98,24 +149,37 @@ func (e *Env) pushPackages(ctx context.Context) error {
 	}
 	e.registry = r
 	for _, pkg := range ProjectPackages {
-		if _, err := r.Push(ctx, p.CrossplaneCLI, filepath.Join(p.Dir, pkg.File), pkg.Repository, pkg.Tag); err != nil {
+		if _, err := r.Push(ctx, e.tools.CrossplaneCLI(), filepath.Join(p.Dir, pkg.File), pkg.Repository, pkg.Tag); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// installConfiguration applies Options.Packages.Manifests (the ImageConfigs pointed at the
-// registry, the Configuration by its public name) and waits until the package manager has
-// installed the Configuration and its dependencies, provider-kubernetes' CRDs established
-// (whether the XRD offers its claim is the caller's to wait for: WaitXRD).
+// installConfiguration installs Options.Packages.Manifests (InstallConfiguration).
 func (e *Env) installConfiguration(ctx context.Context) error {
+	return e.InstallConfiguration(ctx, e.opts.Packages.Manifests...)
+}
+
+// packageCRDs are the CRDs of the installed Providers that the control plane uses:
+// provider-kubernetes' Objects and ProviderConfigs, provider-gardener-kubeconfig's
+// ProviderConfigs.
+var packageCRDs = []string{"objects.kubernetes.crossplane.io", "objects.kubernetes.m.crossplane.io", "providerconfigs.kubernetes.crossplane.io",
+	"providerconfigs.gardener.kaas.scs.community"}
+
+// InstallConfiguration applies manifests as docs/install.md has a platform apply them: the
+// ImageConfigs of a mirror, pointed at the registry, and a Configuration by its public name.
+// It waits until the package manager has installed the Configuration and every package it
+// depends on, each Installed and Healthy, and the Providers' CRDs are established (whether
+// the XRD offers its claim is the caller's to wait for: WaitXRD). The Configuration is the
+// one MovePackages moves from then on.
+func (e *Env) InstallConfiguration(ctx context.Context, manifests ...string) error {
 	c := e.Crossplane
-	objs, err := ReadManifests(e.opts.Packages.Manifests...)
+	objs, err := ReadManifests(manifests...)
 	if err != nil {
 		return err
 	}
-	var name string
+	var name, pkg string
 	for _, o := range objs {
 		switch o.GetKind() {
 		case "ImageConfig":
@@ -128,26 +192,44 @@ func (e *Env) installConfiguration(ctx context.Context) error {
 			}
 		case "Configuration":
 			name = o.GetName()
+			pkg, _, _ = unstructured.NestedString(o.Object, "spec", "package")
 		}
 	}
 	if name == "" {
-		return errors.New("Options.Packages.Manifests hold no Configuration")
+		return errors.New("the install manifests hold no Configuration")
 	}
 	if err := c.ApplyObjects(ctx, objs...); err != nil {
 		return err
 	}
-	err = waitFor(ctx, 5*time.Minute, "Configuration "+name+" installed and healthy", nil, func(ctx context.Context) (bool, error) {
+	err = waitFor(ctx, 5*time.Minute, "Configuration "+name+" and its dependencies installed and healthy", nil, func(ctx context.Context) (bool, error) {
 		cfg, err := c.Dynamic.Resource(configurationGVR).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		return conditionTrue(cfg, "Installed") && conditionTrue(cfg, "Healthy"), errors.New(conditionSummary(cfg))
+		if !conditionTrue(cfg, "Installed") || !conditionTrue(cfg, "Healthy") {
+			return false, fmt.Errorf("Configuration: %s", conditionSummary(cfg))
+		}
+		for _, gvr := range []schema.GroupVersionResource{functionGVR, providerGVR} {
+			list, err := c.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, err
+			}
+			if len(list.Items) == 0 {
+				return false, fmt.Errorf("no %s yet", gvr.Resource)
+			}
+			for _, p := range list.Items {
+				if !conditionTrue(&p, "Installed") || !conditionTrue(&p, "Healthy") {
+					return false, fmt.Errorf("%s %s: %s", gvr.Resource, p.GetName(), conditionSummary(&p))
+				}
+			}
+		}
+		return true, nil
 	})
 	if err != nil {
 		return err
 	}
-	for _, crd := range []string{"objects.kubernetes.crossplane.io", "objects.kubernetes.m.crossplane.io", "providerconfigs.kubernetes.crossplane.io"} {
-		if err := waitFor(ctx, 2*time.Minute, "CRD "+crd+" from provider-kubernetes' package", nil, func(ctx context.Context) (bool, error) {
+	for _, crd := range packageCRDs {
+		if err := waitFor(ctx, 2*time.Minute, "CRD "+crd+" from its Provider's package", nil, func(ctx context.Context) (bool, error) {
 			o, err := c.Get(ctx, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "", crd)
 			if err != nil {
 				return false, err
@@ -158,44 +240,63 @@ func (e *Env) installConfiguration(ctx context.Context) error {
 		}
 	}
 	c.Mapper.Reset()
+	e.configuration = installedConfiguration{name: name, pkg: pkg}
 	return nil
 }
 
-// runPackageRuntime plays the package runtime Crossplane leaves to an external controller
-// (PACKAGE_RUNTIME=External): the processes run here already, and each package revision
-// gets the TLS Secret of its server, for a FunctionRevision also the function's endpoint,
-// and the condition RuntimeHealthy. Without that a revision stays unhealthy and a provider
-// gets no CRDs. It runs until ctx ends, also for the revisions an upgrade creates.
-func (e *Env) runPackageRuntime(ctx context.Context) {
+// RunPackageRuntime plays the package runtime Crossplane leaves to an external controller
+// (PACKAGE_RUNTIME=External) in the Crossplane cluster of kubeconfig: the processes run
+// here already, and each revision the package manager made gets the TLS Secret of its
+// server and the condition RuntimeHealthy, the revisions of the Function function also its
+// endpoint. Without that a revision stays unhealthy and a provider gets no CRDs. It runs
+// until ctx ends, also for the revisions an upgrade creates. Revisions registered by hand
+// (StartExtraFunction: no owner) are left as they are. Start runs it in its own process, or
+// with Detach as the command PackageInstall.RuntimeCommand.
+func RunPackageRuntime(ctx context.Context, kubeconfig, function, endpoint string, logf func(format string, args ...any)) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
 	tick := time.NewTicker(300 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		for _, gvr := range []schema.GroupVersionResource{functionRevisionGVR, providerRevisionGVR} {
-			if err := e.packageRuntimeStep(ctx, gvr); err != nil && ctx.Err() == nil {
-				e.logf("package runtime: %v", err)
+			fn := ""
+			if gvr == functionRevisionGVR {
+				fn = function
+			}
+			if err := packageRuntimeStep(ctx, dyn.Resource(gvr), fn, endpoint); err != nil && ctx.Err() == nil {
+				logf("package runtime: %v", err)
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-tick.C:
 		}
 	}
 }
 
-func (e *Env) packageRuntimeStep(ctx context.Context, gvr schema.GroupVersionResource) error {
-	ri := e.Crossplane.Dynamic.Resource(gvr)
+// packageRuntimeStep brings the revisions of ri up to date once; function names the
+// Function whose revisions get endpoint.
+func packageRuntimeStep(ctx context.Context, ri dynamic.NamespaceableResourceInterface, function, endpoint string) error {
 	list, err := ri.List(ctx, metav1.ListOptions{LabelSelector: "pkg.crossplane.io/package"})
 	if err != nil {
 		return err
 	}
 	for _, rev := range list.Items {
+		if len(rev.GetOwnerReferences()) == 0 {
+			continue // registered by hand, not by the package manager
+		}
 		status := map[string]any{}
 		if s, _, _ := unstructured.NestedString(rev.Object, "status", "tlsServerSecretName"); s != packageRuntimeSecret {
 			status["tlsServerSecretName"] = packageRuntimeSecret
 		}
-		endpoint := "dns:///localhost:" + strconv.Itoa(e.fnPort)
-		if s, _, _ := unstructured.NestedString(rev.Object, "status", "endpoint"); gvr == functionRevisionGVR && s != endpoint {
+		if s, _, _ := unstructured.NestedString(rev.Object, "status", "endpoint"); function != "" && rev.GetLabels()["pkg.crossplane.io/package"] == function && s != endpoint {
 			status["endpoint"] = endpoint
 		}
 		if len(status) > 0 {
@@ -220,6 +321,29 @@ func (e *Env) packageRuntimeStep(ctx context.Context, gvr schema.GroupVersionRes
 			return err
 		}
 	}
+	return nil
+}
+
+// startPackageRuntime stores the revisions' TLS Secret and starts RunPackageRuntime: in this
+// process, or with Detach as PackageInstall.RuntimeCommand, a process of the control plane.
+func (e *Env) startPackageRuntime(ctx context.Context) error {
+	if err := e.packageRuntimeTLS(ctx); err != nil {
+		return err
+	}
+	endpoint := "dns:///localhost:" + strconv.Itoa(e.fnPort)
+	if e.opts.Detach {
+		cmd := e.opts.Packages.RuntimeCommand
+		args := append(slices.Clone(cmd[1:]), "--kubeconfig="+e.Crossplane.Kubeconfig, "--function="+e.opts.FunctionName, "--function-endpoint="+endpoint)
+		_, err := e.startProcess("package-runtime", cmd[0], args, nil)
+		return err
+	}
+	runtimeCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	e.stopPackageRuntime = func() { cancel(); <-done }
+	go func() {
+		defer close(done)
+		_ = RunPackageRuntime(runtimeCtx, e.Crossplane.Kubeconfig, e.opts.FunctionName, endpoint, e.logf)
+	}()
 	return nil
 }
 

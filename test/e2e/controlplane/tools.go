@@ -29,7 +29,13 @@ type Tools struct {
 	// SCS_KAAS_TOOL_GARDENER_APISERVER: gardener-apiserver, Gardener's API server, which the
 	// garden cluster aggregates.
 	GardenerAPIServerDir string
+	// SCS_KAAS_TOOL_CROSSPLANE_CLI: crossplane-cli, which pushes packages
+	// (Options.Packages); resolved only for a control plane that installs through them.
+	CrossplaneCLIDir string
 }
+
+// CrossplaneCLI is the path of the pinned crossplane CLI.
+func (t Tools) CrossplaneCLI() string { return filepath.Join(t.CrossplaneCLIDir, "crossplane-cli") }
 
 // FunctionGoTemplating is the path of function-go-templating.
 func (t Tools) FunctionGoTemplating() string {
@@ -52,12 +58,13 @@ func (t Tools) Kubectl() string { return t.kube("kubectl") }
 // resolve fills empty directories, building missing tools. The first build
 // on a machine takes a long time (kube-apiserver alone ~15 min on 2 cores);
 // later ones are cache hits that cost milliseconds.
-func (t Tools) resolve(ctx context.Context, repoRoot string, logf func(string, ...any)) (Tools, error) {
-	fields := []struct {
+func (t Tools) resolve(ctx context.Context, repoRoot string, packages bool, logf func(string, ...any)) (Tools, error) {
+	type field struct {
 		dir  *string
 		tool string
 		env  string
-	}{
+	}
+	fields := []field{
 		{&t.KubeDir, "kubernetes", "SCS_KAAS_TOOL_KUBERNETES"},
 		{&t.EtcdDir, "etcd", "SCS_KAAS_TOOL_ETCD"},
 		{&t.CrossplaneDir, "crossplane", "SCS_KAAS_TOOL_CROSSPLANE"},
@@ -66,6 +73,9 @@ func (t Tools) resolve(ctx context.Context, repoRoot string, logf func(string, .
 		{&t.ClusterAPIDir, "cluster-api", "SCS_KAAS_TOOL_CLUSTER_API"},
 		{&t.ClusterAPIOpenStackDir, "cluster-api-provider-openstack", "SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK"},
 		{&t.GardenerAPIServerDir, "gardener-apiserver", "SCS_KAAS_TOOL_GARDENER_APISERVER"},
+	}
+	if packages {
+		fields = append(fields, field{&t.CrossplaneCLIDir, "crossplane-cli", "SCS_KAAS_TOOL_CROSSPLANE_CLI"})
 	}
 	for _, f := range fields {
 		if *f.dir == "" {
@@ -90,6 +100,9 @@ func (t Tools) resolve(ctx context.Context, repoRoot string, logf func(string, .
 		filepath.Join(t.ClusterAPIOpenStackDir, "crds"), t.gardenerAPIServer()}
 	for _, c := range capiComponents {
 		need = append(need, filepath.Join(t.ClusterAPIDir, c.binary))
+	}
+	if packages {
+		need = append(need, t.CrossplaneCLI())
 	}
 	for _, p := range need {
 		if _, err := os.Stat(p); err != nil {

@@ -1,0 +1,166 @@
+package controlplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// installedConfiguration is the Configuration InstallConfiguration installed: its name and
+// its package reference as the manifest named it.
+type installedConfiguration struct{ name, pkg string }
+
+// UpgradeColumn is the printer column the XRD of PushUpgrade's release has more than the
+// project's: the harmless change that shows which release of the Configuration is active.
+const UpgradeColumn = "PURPOSE"
+
+// PushUpgrade builds release version of the installed Configuration and of the Function
+// from the repository, each with a harmless change (the XRD the printer column
+// UpgradeColumn more, the Function's metadata a release annotation), and pushes both to the
+// registry: the newer release an upgrade moves to with MovePackages.
+func (e *Env) PushUpgrade(ctx context.Context, version string) error {
+	if e.registry == nil || e.configuration.name == "" {
+		return errors.New("PushUpgrade: the project is not installed through packages (Options.Packages)")
+	}
+	repository, flavour, err := e.configurationSource()
+	if err != nil {
+		return err
+	}
+	root := e.opts.RepoRoot
+	dir, err := os.MkdirTemp(e.RunDir, "upgrade-"+version+"-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	cfgRoot := filepath.Join(dir, "configuration")
+	sources := []string{filepath.Join(root, "package", flavour, "crossplane.yaml")}
+	for _, d := range []string{filepath.Join(root, "apis", "xrd", flavour), filepath.Join(root, "compositions", flavour)} {
+		files, err := filepath.Glob(filepath.Join(d, "*.yaml"))
+		if err != nil {
+			return err
+		}
+		sources = append(sources, files...)
+	}
+	column := "  - additionalPrinterColumns:\n    - jsonPath: .spec.purpose\n      name: " + UpgradeColumn + "\n      type: string\n"
+	if err := copyChanged(cfgRoot, sources, "  - additionalPrinterColumns:\n", column); err != nil {
+		return err
+	}
+	fnRoot := filepath.Join(dir, "function")
+	if err := copyChanged(fnRoot, []string{filepath.Join(root, "functions", "function-scs-kaas", "package", "crossplane.yaml")},
+		"  annotations:\n", "  annotations:\n    meta.crossplane.io/release: "+version+"\n"); err != nil {
+		return err
+	}
+	for _, b := range []struct{ root, repository string }{
+		{cfgRoot, repository},
+		{fnRoot, "sovereigncloudstack/function-scs-kaas"},
+	} {
+		out := filepath.Join(dir, path.Base(b.repository)+".xpkg")
+		if msg, err := exec.CommandContext(ctx, e.tools.CrossplaneCLI(), "xpkg", "build", "--package-root="+b.root, "-o", out).CombinedOutput(); err != nil {
+			return fmt.Errorf("crossplane xpkg build %s: %w\n%s", b.root, err, msg)
+		}
+		if _, err := e.registry.Push(ctx, e.tools.CrossplaneCLI(), out, b.repository, version); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// configurationSource returns the registry repository of the installed Configuration and
+// the flavour directory its sources live under (package/<flavour>, apis/xrd/<flavour>).
+func (e *Env) configurationSource() (repository, flavour string, err error) {
+	base := path.Base(untagged(e.configuration.pkg))
+	i := slices.IndexFunc(ProjectPackages, func(p Package) bool { return path.Base(p.Repository) == base })
+	switch {
+	case i < 0:
+		return "", "", fmt.Errorf("the installed Configuration's package %s is none of the project's", e.configuration.pkg)
+	case strings.HasSuffix(base, "-claims"):
+		return ProjectPackages[i].Repository, "legacy", nil
+	default:
+		return ProjectPackages[i].Repository, "namespaced", nil
+	}
+}
+
+// untagged is a package reference without its tag.
+func untagged(ref string) string {
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		return ref[:i]
+	}
+	return ref
+}
+
+// copyChanged copies files into dir, replacing the first old in each with new; at least
+// one file must contain old.
+func copyChanged(dir string, files []string, old, new string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	changed := false
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if s := string(data); strings.Contains(s, old) {
+			data, changed = []byte(strings.Replace(s, old, new, 1)), true
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+			return err
+		}
+	}
+	if !changed {
+		return fmt.Errorf("none of %v holds %q to change", files, old)
+	}
+	return nil
+}
+
+// MovePackages upgrades or rolls back the installed Configuration and the Function to
+// version, as a platform team does by editing their spec.package, and waits until the
+// revisions of that version are active, Installed and Healthy.
+func (e *Env) MovePackages(ctx context.Context, version string) error {
+	if e.configuration.name == "" {
+		return errors.New("MovePackages: the project is not installed through packages (Options.Packages)")
+	}
+	repository := untagged(e.configuration.pkg)
+	moves := []struct {
+		kind, name, pkg string
+	}{
+		{"Configuration", e.configuration.name, repository + ":" + version},
+		{"Function", e.opts.FunctionName, "ghcr.io/sovereigncloudstack/function-scs-kaas:" + version},
+	}
+	c := e.Crossplane
+	for _, m := range moves {
+		gvr := configurationGVR
+		if m.kind == "Function" {
+			gvr = functionGVR
+		}
+		patch := fmt.Sprintf(`{"spec":{"package":%q}}`, m.pkg)
+		if _, err := c.Dynamic.Resource(gvr).Patch(ctx, m.name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("moving %s %s to %s: %w", m.kind, m.name, m.pkg, err)
+		}
+	}
+	return waitFor(ctx, 3*time.Minute, "Configuration and Function at "+version+", installed and healthy", nil, func(ctx context.Context) (bool, error) {
+		for _, m := range moves {
+			pkg, err := c.Get(ctx, "pkg.crossplane.io/v1", m.kind, "", m.name)
+			if err != nil {
+				return false, err
+			}
+			current, _, _ := unstructured.NestedString(pkg.Object, "status", "currentIdentifier")
+			if !strings.HasSuffix(current, ":"+version) || !conditionTrue(pkg, "Installed") || !conditionTrue(pkg, "Healthy") {
+				return false, fmt.Errorf("%s %s at %q: %s", m.kind, m.name, current, conditionSummary(pkg))
+			}
+		}
+		return true, nil
+	})
+}
