@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -154,6 +155,33 @@ func TestFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		// The step a platform team fears most: the Configuration and the Function upgraded
+		// under live clusters (docs/install.md), then rolled back; every claim Ready at each
+		// version. What the claims show in between is Crossplane's: the conditions of the
+		// function turn Unknown (FatalError) while the new FunctionRevision has no endpoint
+		// yet, and the restarted composite controllers may write stale conditions back
+		// (crossplane/crossplane#7062).
+		{name: "Configuration and Function upgraded and rolled back", fault: func(t *testing.T) {
+			if err := env.PushUpgrade(ctx, "v0.2.0"); err != nil {
+				t.Fatal(err)
+			}
+			for _, step := range []struct {
+				version string
+				column  bool
+			}{{"v0.2.0", true}, {"v0.1.0", false}} {
+				start := time.Now()
+				if err := env.MovePackages(ctx, step.version); err != nil {
+					t.Fatal(err)
+				}
+				waitFor(ctx, t, faultDeadline, fmt.Sprintf("the XRD of %s (printer column %s: %v)", step.version, controlplane.UpgradeColumn, step.column),
+					func(ctx context.Context) (bool, error) {
+						columns, err := printerColumns(ctx)
+						return slices.Contains(columns, controlplane.UpgradeColumn) == step.column, fmt.Errorf("printer columns %v (%v)", columns, err)
+					})
+				measure(t, "Configuration, Function and XRD at "+step.version, start)
+				allReady(t, "at "+step.version)
+			}
+		}},
 		{name: "garden API server down for a minute", slow: true, fault: func(t *testing.T) {
 			if err := env.RestartProcess(ctx, "kube-apiserver-garden", time.Minute, shootsServed); err != nil {
 				t.Fatal(err)
@@ -202,6 +230,23 @@ func TestFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// printerColumns are the printer columns of the installed XSCSCluster XRD.
+func printerColumns(ctx context.Context) ([]string, error) {
+	xrd, err := cp.Get(ctx, "apiextensions.crossplane.io/v1", "CompositeResourceDefinition", "", "xscsclusters.kaas.scs.community")
+	if err != nil {
+		return nil, err
+	}
+	versions, _, _ := unstructured.NestedSlice(xrd.Object, "spec", "versions")
+	var names []string
+	for _, v := range versions {
+		columns, _, _ := unstructured.NestedSlice(v.(map[string]any), "additionalPrinterColumns")
+		for _, c := range columns {
+			names = append(names, fmt.Sprint(c.(map[string]any)["name"]))
+		}
+	}
+	return names, nil
 }
 
 // watched is a native object the fault tests must never see deleted or replaced.

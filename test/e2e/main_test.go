@@ -96,20 +96,26 @@ func run(m *testing.M) int {
 	if flavour == flavourLegacy {
 		management = managementClusterName
 	}
+	// The project is installed as docs/install.md has a platform install it air-gapped:
+	// its packages pushed to the control plane's registry, the mirror's ImageConfigs and the
+	// flavour's Configuration (the migration starts from the legacy one); the package
+	// manager installs the Function and the Providers. What a Configuration cannot carry,
+	// the admission policy and Crossplane's RBAC, is applied beside it.
+	install, err := controlplane.ProjectInstall(repoRoot, flavour.configuration())
+	if err != nil {
+		return fail("%v", err)
+	}
 	start := time.Now()
 	env, err = controlplane.Start(ctx, controlplane.Options{
 		RunDir:         runDir,
 		RepoRoot:       repoRoot,
 		FunctionBinary: fnBin,
 		GardenProjects: []string{gardenProject},
+		Packages:       install,
 		Manifests: append([]string{
-			// The flavour's XRD and Composition; the migration starts from the legacy one.
-			filepath.Join(repoRoot, "apis", "xrd", flavour.xrd()),
-			filepath.Join(repoRoot, "compositions", flavour.xrd()),
 			filepath.Join(repoRoot, "examples", "environments"),
 			filepath.Join(repoRoot, "package", "deletion-protection.yaml"),
 			filepath.Join(repoRoot, "package", "rbac.yaml"),
-			filepath.Join(repoRoot, kubeconfigprovider.CRDDir),
 		}, crds...),
 		ClusterAPI:        true,
 		ManagementCluster: management,
@@ -286,11 +292,13 @@ const (
 )
 
 // xrd names the flavour's directory under apis/xrd and compositions.
-func (f e2eFlavour) xrd() string {
+// configuration is the manifest of examples/install that installs the flavour's
+// Configuration.
+func (f e2eFlavour) configuration() string {
 	if f == flavourNamespaced {
-		return "namespaced"
+		return "configuration.yaml"
 	}
-	return "legacy"
+	return "configuration-claims.yaml"
 }
 
 // flavour is the flavour of this run.

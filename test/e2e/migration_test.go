@@ -100,11 +100,15 @@ func TestMigration(t *testing.T) {
 		assertUntouched(t, c.before, mustGet(ctx, t, shoots(), c.native))
 	}
 
-	// Step 3: swap the legacy XRD and Composition for the namespaced ones. Both own
-	// SCSCluster, so the legacy XRD and its CRDs go first.
+	// Step 3: swap the legacy Configuration for the namespaced one. Both own SCSCluster, so
+	// the legacy Configuration, its XRD and their CRDs go first.
 	start = time.Now()
 	swapToNamespaced(ctx, t)
-	measure(t, "legacy XRD -> namespaced XRD established", start)
+	measure(t, "legacy Configuration deleted -> namespaced Configuration installed, its XRD established", start)
+	// The uninstall of docs/install.md: released clusters outlive their Configuration.
+	for _, c := range clusters {
+		assertUntouched(t, c.before, mustGet(ctx, t, shoots(), c.native))
+	}
 
 	// Step 4: the same manifests, now namespaced SCSClusters, take the Shoots over.
 	start = time.Now()
@@ -182,34 +186,25 @@ func annotate(ctx context.Context, t *testing.T, ri interface {
 	}
 }
 
-// swapToNamespaced replaces the legacy XRD and Composition with the namespaced ones, as a
-// platform does by replacing configuration-scs-kaas-claims with configuration-scs-kaas.
+// swapToNamespaced replaces configuration-scs-kaas-claims with configuration-scs-kaas, as
+// docs/migration.md has a platform do: the legacy Configuration deleted (its XRD and the
+// claim's CRD go with it), then the namespaced one installed from the same mirror.
 func swapToNamespaced(ctx context.Context, t *testing.T) {
 	t.Helper()
-	xrdGVR := schema.GroupVersionResource{Group: "apiextensions.crossplane.io", Version: "v1", Resource: "compositeresourcedefinitions"}
-	compositionGVR := schema.GroupVersionResource{Group: "apiextensions.crossplane.io", Version: "v1", Resource: "compositions"}
-	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	legacy, err := controlplane.ReadManifests(filepath.Join(repoRoot, "apis", "xrd", "legacy"), filepath.Join(repoRoot, "compositions", "legacy"))
-	if err != nil {
-		t.Fatal(err)
+	install := filepath.Join(repoRoot, "examples", "install")
+	legacy, err := controlplane.ReadManifests(filepath.Join(install, "configuration-claims.yaml"))
+	if err != nil || len(legacy) != 1 {
+		t.Fatalf("reading the legacy Configuration: %v", err)
 	}
-	for _, o := range legacy {
-		ri := cp.Dynamic.Resource(compositionGVR)
-		if o.GetKind() == "CompositeResourceDefinition" {
-			ri = cp.Dynamic.Resource(xrdGVR)
-		}
-		if err := ri.Delete(ctx, o.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Fatalf("deleting %s %s: %v", o.GetKind(), o.GetName(), err)
-		}
+	configurations := cp.Dynamic.Resource(schema.GroupVersionResource{Group: "pkg.crossplane.io", Version: "v1", Resource: "configurations"})
+	if err := configurations.Delete(ctx, legacy[0].GetName(), metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("deleting Configuration %s: %v", legacy[0].GetName(), err)
 	}
+	crds := cp.Dynamic.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
 	for _, crd := range []string{"xscsclusters.kaas.scs.community", "scsclusters.kaas.scs.community"} {
-		waitFor(ctx, t, faultDeadline, "CRD "+crd+" removed with the legacy XRD", gone(cp.Dynamic.Resource(crdGVR), crd))
+		waitFor(ctx, t, faultDeadline, "CRD "+crd+" removed with the legacy Configuration", gone(crds, crd))
 	}
-	namespaced, err := controlplane.ReadManifests(filepath.Join(repoRoot, "apis", "xrd", "namespaced"), filepath.Join(repoRoot, "compositions", "namespaced"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cp.ApplyObjects(ctx, namespaced...); err != nil {
+	if err := env.InstallConfiguration(ctx, filepath.Join(install, "mirror.yaml"), filepath.Join(install, "configuration.yaml")); err != nil {
 		t.Fatal(err)
 	}
 	if err := cp.WaitXRD(ctx, "apiextensions.crossplane.io/v2", "scsclusters.kaas.scs.community"); err != nil {

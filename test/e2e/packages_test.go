@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -23,41 +21,21 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
 
-// TestPackagesPushedToTheLocalRegistry pushes the packages users install to the control
-// plane's TLS registry with crossplane-cli, as a platform pushes them into its own registry
-// for an air-gapped install, and reads them back as Crossplane's package manager does: the
-// tags of each repository, and each Configuration's dependencies, which must all resolve
-// from this registry alone (a tag that meets each version constraint under the mirrored
+// TestPackagesPushedToTheLocalRegistry reads the packages the control plane pushed to its
+// TLS registry with crossplane-cli (as a platform pushes them into its own registry for an
+// air-gapped install, Options.Packages) back as Crossplane's package manager does: the tags
+// of each repository, and each Configuration's dependencies, which must all resolve from
+// this registry alone (a tag that meets each version constraint under the mirrored
 // repository). A push that does not trust the registry's CA is refused.
 func TestPackagesPushedToTheLocalRegistry(t *testing.T) {
 	needEnv(t)
 	ctx := testContext(t)
+	registry := env.Registry()
+	if registry == nil {
+		t.Fatal("the control plane has no registry: TestMain installs the project through packages")
+	}
+	cli := env.Tools().CrossplaneCLI()
 	dir := filepath.Join(repoRoot, "_output", "packages")
-	for _, p := range controlplane.ProjectPackages {
-		if _, err := os.Stat(filepath.Join(dir, p.File)); err != nil {
-			msg := fmt.Sprintf("the package %s is not built (%v): run make package", p.File, err)
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip("skipped: " + msg)
-		}
-	}
-	cli := crossplaneCLI(t)
-
-	start := time.Now()
-	registry, err := env.StartRegistry(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	measure(t, "registry built and serving", start)
-
-	start = time.Now()
-	for _, p := range controlplane.ProjectPackages {
-		if _, err := registry.Push(ctx, cli, filepath.Join(dir, p.File), p.Repository, p.Tag); err != nil {
-			t.Fatal(err)
-		}
-	}
-	measure(t, "five packages pushed", start)
 
 	for _, p := range controlplane.ProjectPackages {
 		if tags := registryTags(ctx, t, registry.Client, registry.Address, p.Repository); !slices.Contains(tags, p.Tag) {
@@ -107,20 +85,6 @@ func TestPackagesPushedToTheLocalRegistry(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "certificate signed by unknown authority") {
 		t.Errorf("a push without the registry's CA: %v\n%s", err, out)
 	}
-}
-
-// crossplaneCLI is the pinned crossplane-cli (SCS_KAAS_TOOL_CROSSPLANE_CLI or the cache).
-func crossplaneCLI(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("SCS_KAAS_TOOL_CROSSPLANE_CLI")
-	if dir == "" {
-		out, err := exec.Command(filepath.Join(repoRoot, "hack", "tools", "build.sh"), "crossplane-cli").Output()
-		if err != nil {
-			t.Fatalf("hack/tools/build.sh crossplane-cli: %v", err)
-		}
-		dir = strings.TrimSpace(string(out))
-	}
-	return filepath.Join(dir, "crossplane-cli")
 }
 
 // registryTags lists the tags of a repository, as the package manager does to pick a version.
