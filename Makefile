@@ -134,17 +134,22 @@ include hack/provider.mk
 # DEMO_FLAVOUR picks the API: namespaced (Crossplane v2 SCSCluster composites, the default) or
 # legacy (SCSCluster claims of XSCSCluster composites). The example files serve both: the
 # namespaced composite and the claim are the same kind.
+# The project is installed as docs/install.md has a platform install it air-gapped: the
+# packages of make package pushed to a local registry, the flavour's Configuration from
+# examples/install, and beside it what a Configuration cannot carry (the admission policy,
+# Crossplane's RBAC) and the example environments.
 DEMO_FLAVOUR ?= namespaced
-DEMO_MANIFESTS := apis/xrd/$(DEMO_FLAVOUR),compositions/$(DEMO_FLAVOUR),examples/environments,package/deletion-protection.yaml,package/rbac.yaml,providers/provider-gardener-kubeconfig/package/crds
+DEMO_CONFIGURATION := $(if $(filter legacy,$(DEMO_FLAVOUR)),configuration-claims.yaml,configuration.yaml)
+DEMO_MANIFESTS := examples/environments,package/deletion-protection.yaml,package/rbac.yaml
 DEMO_WITH_STATUS := examples/render/clusterstack/required/releases.yaml
 DEMO_CLAIMS := examples/claims/gardener-minimal.yaml,examples/claims/gardener-production.yaml,examples/claims/clusterstack-dev.yaml,examples/claims/magnum-dev.yaml
 E2E_TIMEOUT ?= 40m
 
 .PHONY: demo down simulate e2e
 
-demo: build tools-controlplane playground-bin ## Start the playground, apply the example clusters, show what they became; runs until make down (DEMO_FLAVOUR=legacy: claims).
+demo: build tools-controlplane playground-bin package ## Start the playground, install the project from its packages, apply the example clusters, show what they became; runs until make down (DEMO_FLAVOUR=legacy: claims).
 	$(PLAYGROUND_BIN) demo --flavour=$(DEMO_FLAVOUR) --run-dir=$(PLAYGROUND_RUN_DIR) --function-binary=$(FUNCTION) \
-		--manifest=$(DEMO_MANIFESTS) --project=team1 --namespace=team1,kaas-team1 --kubeconfig-provider \
+		--configuration=$(DEMO_CONFIGURATION) --manifest=$(DEMO_MANIFESTS) --project=team1 --namespace=team1,kaas-team1 --kubeconfig-provider \
 		--backends --with-status=$(DEMO_WITH_STATUS) --conformance-backends \
 		--claims=$(DEMO_CLAIMS)
 
@@ -191,11 +196,11 @@ e2e: tools-controlplane tools-opentofu python-deps package ## End-to-end tests o
 # make scale SCALE=50,150,300: the claim counts one control plane grows to, step by step.
 SCALE ?= 50,150,300
 .PHONY: scale
-scale: tools-controlplane ## Grow one control plane to SCALE claims over three backends and measure each step (docs/scale.md); not part of make test.
+scale: tools-controlplane package ## Grow one control plane to SCALE claims over three backends and measure each step (docs/scale.md); not part of make test.
 	cd test/e2e && SCS_KAAS_E2E=1 SCS_KAAS_E2E_SCALE=$(SCALE) go test -count=1 -p=1 -timeout=120m -v -run '^TestScale$$' .
 
 .PHONY: faults
-faults: tools-controlplane ## Every fault case on a live control plane, the slow ones included (docs/reliability.md); make e2e runs the quick ones.
+faults: tools-controlplane package ## Every fault case on a live control plane, the slow ones included (docs/reliability.md); make e2e runs the quick ones.
 	cd test/e2e && SCS_KAAS_E2E_FAULTS=all $(E2E_GO_TEST) -run '^TestFaults$$' .
 
 # The distribution's python3 with the kubernetes and yaml packages, for the SCS compliance

@@ -100,7 +100,7 @@ func demo(args []string) error {
 	if err := writeStatusPatches(ctx, env, shown); err != nil {
 		return hint(err)
 	}
-	printDemo(s, env.RunDir, *flavour, shown, *c.conformanceBackends)
+	printDemo(s, env.RunDir, *flavour, shown, *c.configuration != "", *c.conformanceBackends)
 	return nil
 }
 
@@ -150,7 +150,7 @@ func writeStatusPatches(ctx context.Context, env *controlplane.Env, claims []dem
 	return nil
 }
 
-func printDemo(s controlplane.State, runDir, flavour string, claims []demoClaim, conformance bool) {
+func printDemo(s controlplane.State, runDir, flavour string, claims []demoClaim, packages, conformance bool) {
 	sort.Slice(claims, func(i, j int) bool { return claims[i].name < claims[j].name })
 	garden := s.GardenKubeconfig
 
@@ -168,6 +168,12 @@ No gardenlet runs: Shoots are created, updated and deleted for real, but nothing
 clusters or reports on them until you write their status (below).
 
 `, runDir)
+	if packages {
+		fmt.Println("The project was installed as docs/install.md installs it air-gapped: its packages pushed to a")
+		fmt.Println("local registry, ImageConfigs that rewrite the public names to it, and one Configuration;")
+		fmt.Println("Crossplane's package manager installed the Function and the Providers:")
+		kubectl(s, s.CrossplaneKubeconfig, "get", "configurations,functions,providers")
+	}
 	// What the composed objects are called in each flavour: namespaced composites compose
 	// the Crossplane v2 (.m.) kinds in their own namespace.
 	what, composed, magnum := "The claims", "xscsclusters,objects.kubernetes.crossplane.io,adminkubeconfigs.gardener.kaas.scs.community", "containerinfra.openstack.crossplane.io"

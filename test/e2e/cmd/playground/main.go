@@ -5,6 +5,7 @@
 //	playground demo     [flags]  up, then apply claims, wait for their Shoots, show them
 //	playground simulate [flags]  write the status Gardener would write on a claim's Shoot
 //	playground play-backends [flags]  play the backends for the conformance kit's clusters (started by up --conformance-backends)
+//	playground package-runtime [flags]  play the package runtime of Crossplane (started by up --configuration)
 //	playground down     [flags]  stop what the run directory says was started
 //	playground status   [flags]  show what runs
 package main
@@ -60,6 +61,8 @@ func main() {
 		err = simulate(os.Args[2:])
 	case "play-backends":
 		err = playBackends(os.Args[2:])
+	case "package-runtime":
+		err = packageRuntime(os.Args[2:])
 	case "down":
 		err = down(os.Args[2:])
 	case "status":
@@ -102,6 +105,9 @@ type upConfig struct {
 	// withStatus are manifests applied with their status, as the controllers that keep
 	// them would write it (such as the Cluster Stack operator's ClusterStackReleases).
 	withStatus list
+	// configuration, when set, installs the project through its packages: the manifest of
+	// examples/install that names the Configuration (docs/install.md, air-gapped).
+	configuration *string
 
 	manifests, projects, gardenCRDs, fnArgs list
 }
@@ -121,7 +127,8 @@ func upFlags(fs *flag.FlagSet) *upConfig {
 	fs.StringVar(&o.ProviderConfigName, "provider-config", "garden", "name of the provider-kubernetes (Cluster)ProviderConfig for the garden")
 	fs.DurationVar(&o.PollInterval, "poll-interval", 10*time.Second, "Crossplane and provider poll interval")
 	fs.Var(&c.namespaces, "namespace", "namespace to create in the Crossplane cluster, e.g. for claims (repeatable, comma-separated)")
-	c.kubeconfigProvider = fs.Bool("kubeconfig-provider", false, "also run provider-gardener-kubeconfig (built from the repository; its CRDs must be among the manifests) against the garden's gardener-apiserver (shoots/adminkubeconfig)")
+	c.configuration = fs.String("configuration", "", "install the project through its packages (make package) from a local registry, as docs/install.md does air-gapped: the manifest of examples/install that names the Configuration (configuration.yaml, or configuration-claims.yaml for claims); empty: nothing is installed but the manifests")
+	c.kubeconfigProvider = fs.Bool("kubeconfig-provider", false, "also run provider-gardener-kubeconfig (built from the repository; its CRDs must be among the manifests or come with --configuration) against the garden's gardener-apiserver (shoots/adminkubeconfig)")
 	c.backends = fs.Bool("backends", false, "also run Cluster API (with the scs2 ClusterClasses of the ClusterStackReleases among --with-status) and serve the CRDs of the controllers that cannot run here (ClusterStackRelease, provider-openstack ClusterV1 and NodegroupV1)")
 	c.conformanceBackends = fs.Bool("conformance-backends", false, "also start API servers standing in for workload clusters and a process that plays Gardener, Cluster API's infrastructure and machines, and Magnum for the clusters kubectl scs conformance creates (labelled "+backendsim.ConformanceRunLabel+"); others are left to you")
 	fs.Var(&c.withStatus, "with-status", "file or directory applied into the Crossplane cluster with the status each object carries, written as its controller would (repeatable, comma-separated)")
@@ -133,16 +140,28 @@ func upFlags(fs *flag.FlagSet) *upConfig {
 func (c *upConfig) start(ctx context.Context) (*controlplane.Env, error) {
 	o := c.opts
 	o.Manifests, o.GardenProjects, o.GardenCRDs, o.FunctionExtraArgs = c.manifests, c.projects, c.gardenCRDs, c.fnArgs
-	if *c.backends {
-		root := o.RepoRoot
-		if root == "" {
-			var err error
-			if root, err = controlplane.FindRepoRoot("."); err != nil {
-				return nil, err
-			}
+	root := o.RepoRoot
+	if root == "" && (*c.backends || *c.configuration != "") {
+		var err error
+		if root, err = controlplane.FindRepoRoot("."); err != nil {
+			return nil, err
 		}
+	}
+	if *c.backends {
 		o.Manifests = append(append([]string{}, o.Manifests...), controlplane.BackendCRDs(logf, root)...)
 		o.ClusterAPI = true
+	}
+	if *c.configuration != "" {
+		install, err := controlplane.ProjectInstall(root, *c.configuration)
+		if err != nil {
+			return nil, err
+		}
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		install.RuntimeCommand = []string{self, "package-runtime"}
+		o.Packages = install
 	}
 	o.Detach = true
 	o.Logf = logf
