@@ -291,7 +291,6 @@ const (
 	flavourMigration e2eFlavour = "migration"
 )
 
-// xrd names the flavour's directory under apis/xrd and compositions.
 // configuration is the manifest of examples/install that installs the flavour's
 // Configuration.
 func (f e2eFlavour) configuration() string {
