@@ -263,15 +263,27 @@ func RunPackageRuntime(ctx context.Context, kubeconfig, function, endpoint strin
 	}
 	tick := time.NewTicker(300 * time.Millisecond)
 	defer tick.Stop()
+	// The first failure of a streak is logged, and the recovery: an API server that
+	// restarts would otherwise fill the log three times a second.
+	failing := false
 	for {
+		var errs []error
 		for _, gvr := range []schema.GroupVersionResource{functionRevisionGVR, providerRevisionGVR} {
 			fn := ""
 			if gvr == functionRevisionGVR {
 				fn = function
 			}
 			if err := packageRuntimeStep(ctx, dyn.Resource(gvr), fn, endpoint); err != nil && ctx.Err() == nil {
-				logf("package runtime: %v", err)
+				errs = append(errs, err)
 			}
+		}
+		switch {
+		case len(errs) > 0 && !failing:
+			logf("package runtime: %v (retrying; logged again once it works)", errors.Join(errs...))
+			failing = true
+		case len(errs) == 0 && failing:
+			logf("package runtime: working again")
+			failing = false
 		}
 		select {
 		case <-ctx.Done():
