@@ -134,11 +134,11 @@ include hack/provider.mk
 # DEMO_FLAVOUR picks the API: namespaced (Crossplane v2 SCSCluster composites, the default) or
 # legacy (SCSCluster claims of XSCSCluster composites). The example files serve both: the
 # namespaced composite and the claim are the same kind.
+DEMO_FLAVOUR ?= namespaced
 # The project is installed as docs/install.md has a platform install it air-gapped: the
 # packages of make package pushed to a local registry, the flavour's Configuration from
 # examples/install, and beside it what a Configuration cannot carry (the admission policy,
 # Crossplane's RBAC) and the example environments.
-DEMO_FLAVOUR ?= namespaced
 DEMO_CONFIGURATION := $(if $(filter legacy,$(DEMO_FLAVOUR)),configuration-claims.yaml,configuration.yaml)
 DEMO_MANIFESTS := examples/environments,package/deletion-protection.yaml,package/rbac.yaml
 DEMO_WITH_STATUS := examples/render/clusterstack/required/releases.yaml

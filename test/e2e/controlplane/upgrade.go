@@ -14,6 +14,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -34,6 +35,10 @@ func (e *Env) PushUpgrade(ctx context.Context, version string) error {
 		return errors.New("PushUpgrade: the project is not installed through packages (Options.Packages)")
 	}
 	repository, flavour, err := e.configurationSource()
+	if err != nil {
+		return err
+	}
+	fnRepository, err := projectRepository("function-scs-kaas")
 	if err != nil {
 		return err
 	}
@@ -64,7 +69,7 @@ func (e *Env) PushUpgrade(ctx context.Context, version string) error {
 	}
 	for _, b := range []struct{ root, repository string }{
 		{cfgRoot, repository},
-		{fnRoot, "sovereigncloudstack/function-scs-kaas"},
+		{fnRoot, fnRepository},
 	} {
 		out := filepath.Join(dir, path.Base(b.repository)+".xpkg")
 		if msg, err := exec.CommandContext(ctx, e.tools.CrossplaneCLI(), "xpkg", "build", "--package-root="+b.root, "-o", out).CombinedOutput(); err != nil {
@@ -81,15 +86,23 @@ func (e *Env) PushUpgrade(ctx context.Context, version string) error {
 // the flavour directory its sources live under (package/<flavour>, apis/xrd/<flavour>).
 func (e *Env) configurationSource() (repository, flavour string, err error) {
 	base := path.Base(untagged(e.configuration.pkg))
-	i := slices.IndexFunc(ProjectPackages, func(p Package) bool { return path.Base(p.Repository) == base })
-	switch {
-	case i < 0:
-		return "", "", fmt.Errorf("the installed Configuration's package %s is none of the project's", e.configuration.pkg)
-	case strings.HasSuffix(base, "-claims"):
-		return ProjectPackages[i].Repository, "legacy", nil
-	default:
-		return ProjectPackages[i].Repository, "namespaced", nil
+	if repository, err = projectRepository(base); err != nil {
+		return "", "", err
 	}
+	if strings.HasSuffix(base, "-claims") {
+		return repository, "legacy", nil
+	}
+	return repository, "namespaced", nil
+}
+
+// projectRepository is where the registry serves the project's package named name
+// (ProjectPackages).
+func projectRepository(name string) (string, error) {
+	i := slices.IndexFunc(ProjectPackages, func(p Package) bool { return path.Base(p.Repository) == name })
+	if i < 0 {
+		return "", fmt.Errorf("%s is none of the project's packages", name)
+	}
+	return ProjectPackages[i].Repository, nil
 }
 
 // untagged is a package reference without its tag.
@@ -132,21 +145,24 @@ func (e *Env) MovePackages(ctx context.Context, version string) error {
 	if e.configuration.name == "" {
 		return errors.New("MovePackages: the project is not installed through packages (Options.Packages)")
 	}
-	repository := untagged(e.configuration.pkg)
+	c := e.Crossplane
+	// The Function by the public name the package manager installed it under, from the
+	// Configuration's dependency.
+	fn, err := c.Dynamic.Resource(functionGVR).Get(ctx, e.opts.FunctionName, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	fnPackage, _, _ := unstructured.NestedString(fn.Object, "spec", "package")
 	moves := []struct {
+		gvr             schema.GroupVersionResource
 		kind, name, pkg string
 	}{
-		{"Configuration", e.configuration.name, repository + ":" + version},
-		{"Function", e.opts.FunctionName, "ghcr.io/sovereigncloudstack/function-scs-kaas:" + version},
+		{configurationGVR, "Configuration", e.configuration.name, untagged(e.configuration.pkg) + ":" + version},
+		{functionGVR, "Function", e.opts.FunctionName, untagged(fnPackage) + ":" + version},
 	}
-	c := e.Crossplane
 	for _, m := range moves {
-		gvr := configurationGVR
-		if m.kind == "Function" {
-			gvr = functionGVR
-		}
 		patch := fmt.Sprintf(`{"spec":{"package":%q}}`, m.pkg)
-		if _, err := c.Dynamic.Resource(gvr).Patch(ctx, m.name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		if _, err := c.Dynamic.Resource(m.gvr).Patch(ctx, m.name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 			return fmt.Errorf("moving %s %s to %s: %w", m.kind, m.name, m.pkg, err)
 		}
 	}
