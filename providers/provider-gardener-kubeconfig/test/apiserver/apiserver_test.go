@@ -486,15 +486,18 @@ func (w *world) issueAndRenew(t *testing.T) {
 	}
 
 	// Renewal: a new kubeconfig arrives before the first expires, with a poll interval of an
-	// hour. Wait for it without asserting when: only that it came, and came from a renewal.
-	w.waitFor(t, "a renewed kubeconfig", func() (bool, error) {
+	// hour. Wait for it without asserting when: only that it came, and came from a renewal,
+	// which the status records as a later issuedAt. The provider publishes the Secret
+	// before it writes the status, so the two are awaited together: reading the status as
+	// soon as the Secret changed raced with that write (seen once in CI).
+	var renewed *v1alpha1.AdminKubeconfig
+	w.waitFor(t, "a renewed kubeconfig, issued after the first", func() (bool, error) {
 		s := w.secret(t, "dev-admin-kubeconfig")
-		return s != nil && len(s.Data["kubeconfig"]) > 0 && !bytes.Equal(s.Data["kubeconfig"], first), nil
+		renewed = w.get(t, "dev-admin")
+		issuedAt := renewed.Status.AtProvider.IssuedAt
+		return s != nil && len(s.Data["kubeconfig"]) > 0 && !bytes.Equal(s.Data["kubeconfig"], first) &&
+			issuedAt != nil && issuedAt.After(at.IssuedAt.Time), nil
 	})
-	renewed := w.get(t, "dev-admin")
-	if !renewed.Status.AtProvider.IssuedAt.After(at.IssuedAt.Time) {
-		t.Errorf("issuedAt %v after renewal, first %v", renewed.Status.AtProvider.IssuedAt, at.IssuedAt)
-	}
 	if c := renewed.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionTrue {
 		t.Errorf("Ready after renewal: %+v", c)
 	}
