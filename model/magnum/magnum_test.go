@@ -527,4 +527,22 @@ func TestObserve(t *testing.T) {
 			t.Error("want an error for a resource of the wrong kind")
 		}
 	})
+	t.Run("SeveralUndecodableNameTheFirstEveryTime", func(t *testing.T) {
+		// Map order differs between calls; the same request must give the same error. Twenty
+		// calls with four broken node groups would all agree by chance once in 4^19.
+		var groups []*unstructured.Unstructured
+		for _, name := range []string{"magnum-nodegroup-d", "magnum-nodegroup-b", "magnum-nodegroup-a", "magnum-nodegroup-c"} {
+			g := readyGroups[0].DeepCopy()
+			g.SetAnnotations(map[string]string{"crossplane.io/composition-resource-name": name})
+			g.SetKind("ClusterV1")
+			groups = append(groups, g)
+		}
+		req := request(spec(), environment(), append([]*unstructured.Unstructured{readyCluster}, groups...)...)
+		for range 20 {
+			_, err := observeOf(req)
+			if err == nil || !strings.Contains(err.Error(), "observed resource magnum-nodegroup-a is") {
+				t.Fatalf("error = %v, want the one of magnum-nodegroup-a, the first by name", err)
+			}
+		}
+	})
 }

@@ -2,6 +2,7 @@ package magnum
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -32,7 +33,9 @@ func read(req *model.Request) (*state, error) {
 	if s.cluster, err = observed(req, ResourceCluster, kindCluster); err != nil {
 		return nil, err
 	}
-	for name := range req.Observed {
+	// In the order of the names: when several are unreadable, the error names the same
+	// one on every call (the same request gives the same response).
+	for _, name := range slices.Sorted(maps.Keys(req.Observed)) {
 		if !strings.HasPrefix(name, resourceNodegroupPrefix) {
 			continue
 		}
