@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -10,24 +12,24 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model/objectmap"
 )
 
-// structJSON writes a protobuf Struct as JSON. It does what protojson does for a Struct,
-// several times faster: protojson goes through reflection for every value, and the
-// observed composite resource is decoded on every call.
+// structJSON writes a protobuf Struct as JSON, its keys sorted as protojson writes them.
+// The order matters: encoding/json reports the first error in the text, and of two keys
+// that differ only in case the later one wins, so in map order the same request would
+// decode differently from call to call.
 func structJSON(s *structpb.Struct) []byte {
 	return appendStruct(make([]byte, 0, 2048), s)
 }
 
 func appendStruct(b []byte, s *structpb.Struct) []byte {
 	b = append(b, '{')
-	first := true
-	for k, v := range s.GetFields() {
-		if !first {
+	fields := s.GetFields()
+	for i, k := range slices.Sorted(maps.Keys(fields)) {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		first = false
 		b = appendString(b, k)
 		b = append(b, ':')
-		b = appendValue(b, v)
+		b = appendValue(b, fields[k])
 	}
 	return append(b, '}')
 }

@@ -53,6 +53,23 @@ func TestStructJSON(t *testing.T) {
 	}
 }
 
+// TestStructJSONSortsKeys: the JSON of a Struct is the same on every call, whatever the
+// order its map gives; encoding/json's errors and case-insensitive matches depend on it.
+func TestStructJSONSortsKeys(t *testing.T) {
+	s, err := structpb.NewStruct(map[string]any{
+		"kind": []any{}, "apiVersion": []any{}, "b": 1, "a": map[string]any{"d": true, "c": nil, "C": "x"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"a":{"C":"x","c":null,"d":true},"apiVersion":[],"b":1,"kind":[]}`
+	for range 20 {
+		if got := string(structJSON(s)); got != want {
+			t.Fatalf("structJSON = %s, want %s", got, want)
+		}
+	}
+}
+
 // TestTypedStructAsJSON: the status reaches the composite as its JSON form would, for
 // statuses filled at random (the JSON round trip typedStruct replaced is the reference).
 func TestTypedStructAsJSON(t *testing.T) {
