@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -75,6 +76,18 @@ func Admits(access *envv1alpha1.Access, t Tenant) bool {
 	}
 	sel, err := metav1.LabelSelectorAsSelector(access.NamespaceSelector)
 	return err == nil && !sel.Empty() && sel.Matches(labels.Set(t.Labels))
+}
+
+// namespaceSelector is metav1.LabelSelectorAsSelector with the same error on every call:
+// that reads matchLabels in map order and stops at the first bad one, so they are read one
+// at a time in the order of their keys first.
+func namespaceSelector(s *metav1.LabelSelector) (labels.Selector, error) {
+	for _, k := range slices.Sorted(maps.Keys(s.MatchLabels)) {
+		if _, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchLabels: map[string]string{k: s.MatchLabels[k]}}); err != nil {
+			return nil, err
+		}
+	}
+	return metav1.LabelSelectorAsSelector(s)
 }
 
 // usesSelector says whether an EnvironmentConfig admits namespaces by label, so that the
@@ -248,7 +261,7 @@ func ValidateEnvironment(env *Environment, backends *Registry) field.ErrorList {
 			}
 		}
 		if a.NamespaceSelector != nil {
-			if sel, err := metav1.LabelSelectorAsSelector(a.NamespaceSelector); err != nil {
+			if sel, err := namespaceSelector(a.NamespaceSelector); err != nil {
 				errs = append(errs, field.Invalid(data.Child("access", "namespaceSelector"), a.NamespaceSelector, err.Error()))
 			} else if sel.Empty() {
 				errs = append(errs, field.Invalid(data.Child("access", "namespaceSelector"), "{}", "an empty selector would admit every namespace; list the labels, or name the namespaces"))

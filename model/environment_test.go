@@ -4,7 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 )
 
 func environmentConfig(name string, labels map[string]string, data map[string]any) *unstructured.Unstructured {
@@ -152,6 +155,23 @@ func TestValidateEnvironment(t *testing.T) {
 	} {
 		if !strings.Contains(got, w) {
 			t.Errorf("errors %q should contain %q", got, w)
+		}
+	}
+}
+
+// TestValidateEnvironmentNamesTheFirstBadSelectorLabel: of several bad labels in a
+// namespace selector, the message names the first by key on every call.
+func TestValidateEnvironmentNamesTheFirstBadSelectorLabel(t *testing.T) {
+	env := &Environment{Name: "e"}
+	env.Backend = "fake"
+	env.Region = "r"
+	env.Access = &envv1alpha1.Access{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{
+		"team": "a b", "c bad!": "x", "b bad!": "x", "a bad!": "x",
+	}}}
+	for range 20 {
+		got := ValidateEnvironment(env, NewRegistry(fakeBackend{})).ToAggregate()
+		if got == nil || !strings.Contains(got.Error(), `key: Invalid value: "a bad!"`) {
+			t.Fatalf("errors = %v, want the one of label a bad!", got)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -180,7 +181,11 @@ func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environme
 		}
 	}
 
-	errs = append(errs, metav1validation.ValidateLabels(pool.Labels, p.Child("labels"))...)
+	// One label at a time, in the order of the keys: ValidateLabels reports in map order,
+	// and the same spec must give the same message.
+	for _, k := range slices.Sorted(maps.Keys(pool.Labels)) {
+		errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: pool.Labels[k]}, p.Child("labels"))...)
+	}
 	effects := []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 	for i, t := range pool.Taints {
 		tp := p.Child("taints").Index(i)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
@@ -300,5 +301,21 @@ func TestZoneShare(t *testing.T) {
 				t.Errorf("the shares add up to %d, not %d", sum, tc.n)
 			}
 		})
+	}
+}
+
+// TestValidateBadLabelsInTheOrderOfTheirKeys: a pool's labels are a map; the same spec
+// must give the same message on every call, so the errors follow the keys.
+func TestValidateBadLabelsInTheOrderOfTheirKeys(t *testing.T) {
+	spec := validSpec()
+	spec.NodePools[0].Labels = map[string]string{"z bad!": "x", "a bad!": "y", "m bad!": "", "fine": "ok"}
+	for range 20 {
+		var got []any
+		for _, e := range Validate(&spec, testEnvironment(), nil) {
+			got = append(got, e.BadValue)
+		}
+		if diff := cmp.Diff([]any{"a bad!", "m bad!", "z bad!"}, got); diff != "" {
+			t.Fatalf("refused labels: -want, +got:\n%s", diff)
+		}
 	}
 }

@@ -16,6 +16,7 @@
 package clusterstack
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -89,7 +90,7 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child(n.name), n.value, "must be a lower-case name without dashes: it is part of ClusterClass names"))
 		}
 	}
-	for k := range cs.VariableNames {
+	for _, k := range slices.Sorted(maps.Keys(cs.VariableNames)) {
 		if !slices.Contains(knownVariables, k) {
 			errs = append(errs, field.NotSupported(p.Child("variableNames").Key(k), k, knownVariables))
 		}

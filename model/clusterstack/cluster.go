@@ -3,6 +3,8 @@ package clusterstack
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -160,21 +162,31 @@ func machineDeployments(p *kaasv1alpha1.NodePool, cs *envv1alpha1.ClusterStack) 
 }
 
 // nodeLabels keeps labels that reach nodes and moves the others under
-// node.cluster.x-k8s.io/ (keeping the name part), which Cluster API propagates.
+// node.cluster.x-k8s.io/ (keeping the name part), which Cluster API propagates. It also
+// says what it did, for the user. Where two labels would land on the same key, the one
+// that is there already, or else the first by name, keeps it and the other is dropped:
+// the same spec always gives the same nodes.
 func nodeLabels(in map[string]string) (map[string]string, []string) {
 	if len(in) == 0 {
 		return nil, nil
 	}
 	out := make(map[string]string, len(in))
-	var moved []string
 	for k, v := range in {
 		if hasNodeDomain(k) {
 			out[k] = v
+		}
+	}
+	var moved []string
+	for _, k := range slices.Sorted(maps.Keys(in)) {
+		if hasNodeDomain(k) {
 			continue
 		}
-		name := k[strings.LastIndex(k, "/")+1:]
-		nk := nodeLabelPrefix + name
-		out[nk] = v
+		nk := nodeLabelPrefix + k[strings.LastIndex(k, "/")+1:]
+		if _, taken := out[nk]; taken {
+			moved = append(moved, fmt.Sprintf("nothing for %s (%s is set already)", k, nk))
+			continue
+		}
+		out[nk] = in[k]
 		moved = append(moved, fmt.Sprintf("%s for %s", nk, k))
 	}
 	sort.Strings(moved)
@@ -202,7 +214,8 @@ func newVariables(cs *envv1alpha1.ClusterStack) *variables {
 
 // setStatic sets the environment's fixed variables.
 func (v *variables) setStatic() error {
-	for name, raw := range v.cs.Variables {
+	for _, name := range slices.Sorted(maps.Keys(v.cs.Variables)) {
+		raw := v.cs.Variables[name]
 		if !json.Valid(raw) {
 			return fmt.Errorf("data.clusterStack.variables.%s is not valid JSON", name)
 		}

@@ -319,3 +319,48 @@ func TestKubeconfigConnectionDetailsFromARemoteSecret(t *testing.T) {
 		t.Errorf("resource readiness = %v, want all ready", obs.ResourceReady)
 	}
 }
+
+// TestNodeLabelsThatCollide: labels that Cluster API would not carry move under
+// node.cluster.x-k8s.io/; where two land on one key, the same one wins on every call and
+// the user is told which was dropped.
+func TestNodeLabelsThatCollide(t *testing.T) {
+	cases := map[string]struct {
+		in        map[string]string
+		want      map[string]string
+		wantMoved []string
+	}{
+		"MovedUnderTheNodeDomain": {
+			in:        map[string]string{"example.com/tier": "gold", "node-role.kubernetes.io/worker": ""},
+			want:      map[string]string{"node.cluster.x-k8s.io/tier": "gold", "node-role.kubernetes.io/worker": ""},
+			wantMoved: []string{"node.cluster.x-k8s.io/tier for example.com/tier"},
+		},
+		"TheLabelAlreadyThereWins": {
+			in:        map[string]string{"role": "db", "node.cluster.x-k8s.io/role": "web"},
+			want:      map[string]string{"node.cluster.x-k8s.io/role": "web"},
+			wantMoved: []string{"nothing for role (node.cluster.x-k8s.io/role is set already)"},
+		},
+		"TheFirstByNameWins": {
+			in:   map[string]string{"b.io/role": "y", "a.com/role": "x", "c.org/role": "z"},
+			want: map[string]string{"node.cluster.x-k8s.io/role": "x"},
+			wantMoved: []string{
+				"node.cluster.x-k8s.io/role for a.com/role",
+				"nothing for b.io/role (node.cluster.x-k8s.io/role is set already)",
+				"nothing for c.org/role (node.cluster.x-k8s.io/role is set already)",
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			// Map order differs between calls; every call must give the same labels.
+			for range 20 {
+				got, moved := nodeLabels(tc.in)
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Fatalf("labels: -want, +got:\n%s", diff)
+				}
+				if diff := cmp.Diff(tc.wantMoved, moved); diff != "" {
+					t.Fatalf("what the user is told: -want, +got:\n%s", diff)
+				}
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
@@ -103,6 +104,24 @@ func TestValidateEnvironment(t *testing.T) {
 	} {
 		if !strings.Contains(got, w) {
 			t.Errorf("errors %q should contain %q", got, w)
+		}
+	}
+}
+
+// TestValidateEnvironmentUnknownVariablesInOrder: the same environment gives the same
+// message on every call, its unknown variable names in the order of their keys.
+func TestValidateEnvironmentUnknownVariablesInOrder(t *testing.T) {
+	env := environment("local")
+	for _, k := range []string{"zeta", "alpha", "mu"} {
+		env.ClusterStack.VariableNames[k] = k
+	}
+	for range 20 {
+		var got []any
+		for _, e := range New().ValidateEnvironment(env) {
+			got = append(got, e.BadValue)
+		}
+		if diff := cmp.Diff([]any{"alpha", "mu", "zeta"}, got); diff != "" {
+			t.Fatalf("refused variable names: -want, +got:\n%s", diff)
 		}
 	}
 }

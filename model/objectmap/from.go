@@ -1,6 +1,7 @@
 package objectmap
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"reflect"
@@ -12,8 +13,12 @@ import (
 // result of runtime.DefaultUnstructuredConverter.FromUnstructured, in a fraction of its
 // time: the converter looks every field of every struct up through reflect.Value.MapIndex
 // and tracks the keys it matched; this looks fields up in the map directly. Where this
-// meets an error, the converter decodes again from zero, so that errors are the
-// converter's own.
+// meets an error, the converter decodes again from zero and decides.
+//
+// The converter's error names no field, and of several bad values in a map it reports the
+// one it meets first in map order: the same object fails with one message, then another.
+// Where encoding/json refuses the object too, its error is returned instead: it reads the
+// keys in sorted order (json.Marshal writes them so) and names the field.
 func FromUnstructured(u map[string]any, obj any) error {
 	v := reflect.ValueOf(obj)
 	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
@@ -22,7 +27,16 @@ func FromUnstructured(u map[string]any, obj any) error {
 		}
 		v.Elem().SetZero()
 	}
-	return runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj)
+	err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj)
+	if err == nil || v.Kind() != reflect.Pointer || v.IsNil() {
+		return err
+	}
+	if raw, merr := json.Marshal(u); merr == nil {
+		if jerr := json.Unmarshal(raw, reflect.New(v.Elem().Type()).Interface()); jerr != nil {
+			return jerr
+		}
+	}
+	return err
 }
 
 // errConvert stands for any error: the converter says which.
