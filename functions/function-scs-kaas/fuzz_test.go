@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +13,9 @@ import (
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
@@ -107,8 +110,39 @@ func checkPromises(t *testing.T, c fuzzCase, req *fnv1.RunFunctionRequest) {
 	a, _ := det.Marshal(rsp)
 	b, _ := det.Marshal(again)
 	if string(a) != string(b) {
-		t.Fatal("the same request gave different responses")
+		t.Fatalf("the same request gave different responses:\n%s", responseDifference(rsp, again))
 	}
+}
+
+// responseDifference says where two responses differ: results and conditions in full (they
+// carry messages, never secrets), desired resources and the composite by name only (they may
+// carry connection details).
+func responseDifference(a, b *fnv1.RunFunctionResponse) string {
+	out := cmp.Diff(a.GetResults(), b.GetResults(), protocmp.Transform()) +
+		cmp.Diff(a.GetConditions(), b.GetConditions(), protocmp.Transform())
+	det := proto.MarshalOptions{Deterministic: true}
+	same := func(x, y proto.Message) bool {
+		rx, _ := det.Marshal(x)
+		ry, _ := det.Marshal(y)
+		return string(rx) == string(ry)
+	}
+	if !same(a.GetDesired().GetComposite(), b.GetDesired().GetComposite()) {
+		out += "the desired composite differs\n"
+	}
+	for _, name := range slices.Sorted(maps.Keys(a.GetDesired().GetResources())) {
+		if !same(a.GetDesired().GetResources()[name], b.GetDesired().GetResources()[name]) {
+			out += fmt.Sprintf("desired resource %s differs\n", name)
+		}
+	}
+	for name := range b.GetDesired().GetResources() {
+		if _, ok := a.GetDesired().GetResources()[name]; !ok {
+			out += fmt.Sprintf("desired resource %s is in the second response only\n", name)
+		}
+	}
+	if out == "" {
+		out = "elsewhere: requirements, meta or TTL"
+	}
+	return out
 }
 
 func isBackendResource(name string) bool {
