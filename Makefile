@@ -97,13 +97,19 @@ test-modules: ## Tests of every Go module (XRD freshness and admission rules, Ga
 # at the deadline with a bare "context deadline exceeded" and no failing input
 # (go.dev/issue/75804, fixed in Go 1.27), which is a flaky CI. An input that breaks a
 # property is written to the package's testdata/fuzz/<target>/ and fails this target; commit
-# it: go test replays it as a regression seed from then on (docs/reliability.md).
+# it: go test replays it as a regression seed from then on (docs/reliability.md). A failure
+# also prints the input, which CI's clone would otherwise take with it (it holds a spec and
+# the fuzzer's mutations, no secrets).
 FUZZ_RUNFUNCTION ?= 10000x
 FUZZ_MODEL ?= 150000x
 .PHONY: fuzz
 fuzz: ## Fuzz RunFunction (FUZZ_RUNFUNCTION inputs) and the model's defaulting and validation (FUZZ_MODEL).
-	go test -run='^$$' -fuzz='^FuzzRunFunction$$' -fuzztime=$(FUZZ_RUNFUNCTION) -fuzzminimizetime=5s ./functions/function-scs-kaas
-	go test -run='^$$' -fuzz='^FuzzDefaultAndValidate$$' -fuzztime=$(FUZZ_MODEL) -fuzzminimizetime=5s ./model
+	go test -run='^$$' -fuzz='^FuzzRunFunction$$' -fuzztime=$(FUZZ_RUNFUNCTION) -fuzzminimizetime=5s ./functions/function-scs-kaas || { $(MAKE) -s fuzz-inputs; exit 1; }
+	go test -run='^$$' -fuzz='^FuzzDefaultAndValidate$$' -fuzztime=$(FUZZ_MODEL) -fuzzminimizetime=5s ./model || { $(MAKE) -s fuzz-inputs; exit 1; }
+
+.PHONY: fuzz-inputs
+fuzz-inputs: ## Print the failing inputs the fuzzers wrote and git does not track yet.
+	@for f in $$(git ls-files --others --exclude-standard -- '*/testdata/fuzz/*'); do echo "== $$f"; cat "$$f"; done
 
 .PHONY: bench
 bench: ## The function side by side with a no-op, go-templating and patch-and-transform over gRPC (needs ../shared/tools/fnbench); prints the table of docs/performance.md.
