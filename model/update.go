@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -167,8 +168,10 @@ func explainDefaults(errs field.ErrorList, given *kaasv1alpha1.ClusterSpec, defa
 		sources["spec.maintenance.window"] = "data.defaults.maintenance.window"
 	}
 	out := make(field.ErrorList, 0, len(errs))
+	paths := slices.Sorted(maps.Keys(sources)) // one order for every call
 	for _, e := range errs {
-		for path, setting := range sources {
+		for _, path := range paths {
+			setting := sources[path]
 			if (e.Field == path || strings.HasPrefix(e.Field, path+".") || strings.HasPrefix(e.Field, path+"[")) && !strings.Contains(e.Detail, setting) {
 				c := *e
 				c.Detail += fmt.Sprintf(" (the spec does not set %s: environment %s filled it in from %s)", path, env.Name, setting)
