@@ -16,7 +16,7 @@ func (Backend) Capabilities() model.Capabilities {
 			model.FieldPoolCount:          {Level: model.Honoured, Note: "`replicas`, divided over the zones"},
 			model.FieldPoolAutoscaling:    {Level: model.Honoured, Note: "autoscaler min/max annotations per zone, no `replicas`"},
 			model.FieldPoolZones:          {Level: model.Honoured, Note: "one MachineDeployment per zone (`failureDomain`); kept, changes refused"},
-			model.FieldPoolLabels:         {Level: model.Honoured, Note: "for `node-role.kubernetes.io/`, `node-restriction.kubernetes.io/`, `node.cluster.x-k8s.io/`; other labels emulated under `node.cluster.x-k8s.io/<name>` and warned"},
+			model.FieldPoolLabels:         {Level: model.Honoured, Note: "for `node-role.kubernetes.io/`, `node-restriction.kubernetes.io/`, `node.cluster.x-k8s.io/`; other labels emulated under `node.cluster.x-k8s.io/<name>` and warned (of two that land on one key, the label there or else the first by name keeps it)"},
 			model.FieldPoolTaints:         {Level: model.Honoured, Note: "with `taintPropagation` (feature gate `MachineTaintPropagation`); warned otherwise"},
 			model.FieldPoolRootDisk:       {Level: model.Honoured, Note: "`workerRootDisk` variable override (warned without a variable name)"},
 			model.FieldPoolRollout:        {Level: model.Honoured, Note: "rollout strategy"},
