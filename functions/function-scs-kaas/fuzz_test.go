@@ -315,7 +315,10 @@ func (c *fuzzCase) mutateTree(op, target int, m *mutator) {
 	}
 }
 
-// wrongTypes are values of every JSON type, to put where another type belongs.
+// wrongTypes are values of every JSON type, to put where another type belongs. Each use
+// takes a copy: a later mutation of the shared list could otherwise put the list into
+// itself, and the next request built from it would be an endless one (a stack overflow in
+// the test, never a request Crossplane can send).
 var wrongTypes = []any{nil, "x", -1.0, 1e9, true, []any{}, map[string]any{}, []any{"a", "a"}, ""}
 
 // mutateValue walks down v along the program and changes the node where it stops: op 0
@@ -339,7 +342,7 @@ func mutateValue(v any, op int, m *mutator, depth int) any {
 		case 0:
 			delete(x, k)
 		case 1:
-			x[k] = wrongTypes[b%len(wrongTypes)]
+			x[k] = copyValue(wrongTypes[b%len(wrongTypes)])
 		case 2:
 			if l, ok := x[k].([]any); ok && len(l) > 0 {
 				x[k] = append(l, l[b%len(l)])
@@ -359,7 +362,7 @@ func mutateValue(v any, op int, m *mutator, depth int) any {
 		case 0:
 			return append(x[:i:i], x[i+1:]...)
 		case 1:
-			x[i] = wrongTypes[b%len(wrongTypes)]
+			x[i] = copyValue(wrongTypes[b%len(wrongTypes)])
 		case 2:
 			return append(x, copyValue(x[i]))
 		}
