@@ -18,8 +18,6 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-
-	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
 // TestHTTPAsDocumented runs docs/http.md: the files it shows, the set-up its first shell
@@ -60,11 +58,12 @@ func TestHTTPAsDocumented(t *testing.T) {
 	for _, c := range commands {
 		t.Run(c.what(), func(t *testing.T) {
 			if strings.Contains(c.url(vars), "/secrets/") {
-				// The kubeconfig exists once the cluster is Ready: play Gardener.
-				_, native, _ := waitShoot(ctx, t, "web")
-				if _, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, native, gardensim.Healthy); err != nil {
-					t.Fatal(err)
-				}
+				// The kubeconfig exists once the cluster is Ready: play Gardener. The change
+				// just made may reach the Shoot after a first healthy status, which then
+				// reports an old generation; Gardener reconciles every generation, and so
+				// does the simulation.
+				waitShoot(ctx, t, "web")
+				simulateGardener(t, "web")
 				waitClaim(ctx, t, deadline, "web", "Ready", hasCondition("Ready", "True", ""))
 				waitKubeconfigSecret(ctx, t, "web-kubeconfig")
 			}
