@@ -23,7 +23,17 @@ func compareFrom(t *testing.T, what string, m map[string]any, newObj func() any,
 		t.Fatalf("%s: error %v, the converter's %v", what, err, wantErr)
 	}
 	if err != nil {
-		// The message may be encoding/json's (TestFromUnstructuredNamesTheSameBadValue).
+		// Where encoding/json refuses the object too, its error, which names the field, is
+		// the one (TestFromUnstructuredNamesTheSameBadValue); else the converter's.
+		want := wantErr.Error()
+		if raw, merr := json.Marshal(m); merr == nil {
+			if jerr := json.Unmarshal(raw, newObj()); jerr != nil {
+				want = jerr.Error()
+			}
+		}
+		if err.Error() != want {
+			t.Fatalf("%s: error %v, want %v", what, err, want)
+		}
 		return
 	}
 	if !reflect.DeepEqual(got, want) {
