@@ -11,7 +11,6 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/response"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
@@ -71,7 +70,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			name := req.GetObserved().GetComposite().GetResource().GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
 			f.log.Info("Recovered from a panic; nothing was changed", "xr", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			// A fresh response: the one under way may hold half of the desired state.
-			rsp, err = refuse(response.To(req, ttlConverging), kaasv1alpha1.ReasonInternalError,
+			rsp, err = refuse(newResponse(req, ttlConverging), kaasv1alpha1.ReasonInternalError,
 				errors.New("the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it")), nil
 		}
 	}()
@@ -79,7 +78,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 }
 
 func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
-	rsp := response.To(req, ttlConverging)
+	rsp := newResponse(req, ttlConverging)
 
 	in, err := decodeInput(req, f.options)
 	if err != nil {
@@ -116,9 +115,9 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRe
 // deletes anything, and says why in the Rendered condition of the composite resource and
 // its claim (a Fatal result alone reaches only the composite resource).
 func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFunctionResponse {
-	response.Fatal(rsp, err)
-	response.ConditionFalse(rsp, kaasv1alpha1.ConditionRendered, reason).WithMessage(err.Error()).TargetCompositeAndClaim()
-	response.ConditionTrue(rsp, kaasv1alpha1.ConditionStalled, reason).WithMessage(err.Error()).TargetCompositeAndClaim()
+	addFatal(rsp, err)
+	addCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_FALSE, reason, err.Error())
+	addCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_TRUE, reason, err.Error())
 	return rsp
 }
 
@@ -151,9 +150,8 @@ func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced b
 	}
 	rsp.Desired.Composite = composite
 
-	response.ConditionTrue(rsp, kaasv1alpha1.ConditionRendered, kaasv1alpha1.ReasonRendered).
-		WithMessage(fmt.Sprintf("rendered for backend %s in environment %s", out.Environment.Backend, out.Environment.Name)).
-		TargetCompositeAndClaim()
+	addCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_TRUE, kaasv1alpha1.ReasonRendered,
+		fmt.Sprintf("rendered for backend %s in environment %s", out.Environment.Backend, out.Environment.Name))
 	setStalled(rsp, out)
 	for _, c := range obs.Conditions {
 		setCondition(rsp, c)
@@ -168,45 +166,43 @@ func setStalled(rsp *fnv1.RunFunctionResponse, out *model.Output) {
 	if out.Status.Phase == kaasv1alpha1.PhaseFailed {
 		for _, c := range out.Observation.Conditions {
 			if c.Type == kaasv1alpha1.ConditionBackendReady {
-				response.ConditionTrue(rsp, kaasv1alpha1.ConditionStalled, c.Reason).WithMessage(c.Message).TargetCompositeAndClaim()
+				addCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_TRUE, c.Reason, c.Message)
 				return
 			}
 		}
 	}
-	response.ConditionFalse(rsp, kaasv1alpha1.ConditionStalled, kaasv1alpha1.ReasonRendered).
-		WithMessage("the function renders the cluster").TargetCompositeAndClaim()
+	addCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_FALSE, kaasv1alpha1.ReasonRendered,
+		"the function renders the cluster")
 }
 
 func setCondition(rsp *fnv1.RunFunctionResponse, c model.Condition) {
-	var opt *response.ConditionOption
+	status := fnv1.Status_STATUS_CONDITION_UNKNOWN
 	switch c.Status {
 	case model.ConditionTrue:
-		opt = response.ConditionTrue(rsp, c.Type, c.Reason)
+		status = fnv1.Status_STATUS_CONDITION_TRUE
 	case model.ConditionFalse:
-		opt = response.ConditionFalse(rsp, c.Type, c.Reason)
-	default:
-		opt = response.ConditionUnknown(rsp, c.Type, c.Reason)
+		status = fnv1.Status_STATUS_CONDITION_FALSE
 	}
-	opt.WithMessage(c.Message).TargetCompositeAndClaim()
+	addCondition(rsp, c.Type, status, c.Reason, c.Message)
 }
 
 // setSpecSupported reports portable fields the backend cannot honour, as a Warning result
 // (an event on the claim) and as a condition that stays visible.
 func setSpecSupported(rsp *fnv1.RunFunctionResponse, unsupported []model.Unsupported) {
 	if len(unsupported) == 0 {
-		response.ConditionTrue(rsp, kaasv1alpha1.ConditionSpecSupported, kaasv1alpha1.ReasonAllFieldsHonoured).
-			WithMessage("the backend honours every field that is set").TargetCompositeAndClaim()
+		addCondition(rsp, kaasv1alpha1.ConditionSpecSupported, fnv1.Status_STATUS_CONDITION_TRUE, kaasv1alpha1.ReasonAllFieldsHonoured,
+			"the backend honours every field that is set")
 		return
 	}
 	msgs := make([]string, 0, len(unsupported))
 	for _, u := range unsupported {
 		msg := fmt.Sprintf("%s: %s", u.Field, u.Reason)
 		msgs = append(msgs, msg)
-		response.Warning(rsp, errors.New(msg)).WithReason(kaasv1alpha1.ReasonUnsupportedField).TargetCompositeAndClaim()
+		addWarning(rsp, kaasv1alpha1.ReasonUnsupportedField, msg)
 	}
 	sort.Strings(msgs)
-	response.ConditionFalse(rsp, kaasv1alpha1.ConditionSpecSupported, kaasv1alpha1.ReasonUnsupportedFields).
-		WithMessage(strings.Join(msgs, "; ")).TargetCompositeAndClaim()
+	addCondition(rsp, kaasv1alpha1.ConditionSpecSupported, fnv1.Status_STATUS_CONDITION_FALSE, kaasv1alpha1.ReasonUnsupportedFields,
+		strings.Join(msgs, "; "))
 }
 
 // unreadyResources names the rendered resources that are not ready yet, for the debug log:

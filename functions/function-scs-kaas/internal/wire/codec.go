@@ -1,0 +1,90 @@
+package wire
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/protoadapt"
+)
+
+// Name is the codec's gRPC name: it replaces gRPC's default protobuf codec.
+const Name = "proto"
+
+// Codec is a gRPC encoding.CodecV2 for protobuf messages.
+type Codec struct{}
+
+var _ encoding.CodecV2 = Codec{}
+
+// Register makes Codec the process's protobuf codec for gRPC. Call it before serving.
+func Register() {
+	encoding.RegisterCodecV2(Codec{})
+}
+
+// Name returns the content subtype the codec serves.
+func (Codec) Name() string { return Name }
+
+// Marshal encodes a protobuf message.
+func (Codec) Marshal(v any) (mem.BufferSlice, error) {
+	m := messageOf(v)
+	if m == nil {
+		return nil, fmt.Errorf("proto: failed to marshal, message is %T, want proto.Message", v)
+	}
+	b, err := Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+}
+
+// Unmarshal decodes a protobuf message.
+func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
+	m := messageOf(v)
+	if m == nil {
+		return fmt.Errorf("failed to unmarshal, message is %T, want proto.Message", v)
+	}
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	defer buf.Free()
+	// Unmarshal copies what it keeps: nothing of the pooled buffer outlives this call.
+	return Unmarshal(buf.ReadOnlyData(), m)
+}
+
+func messageOf(v any) proto.Message {
+	switch v := v.(type) {
+	case protoadapt.MessageV1:
+		return protoadapt.MessageV2Of(v)
+	case protoadapt.MessageV2:
+		return v
+	}
+	return nil
+}
+
+// lastSize is the size of the last message Marshal encoded: the next one, most likely the
+// next response about the same cluster, starts with room for as much, rather than growing
+// its buffer step by step.
+var lastSize atomic.Int64
+
+// Marshal encodes m as proto.Marshal does (map entries in no particular order, as there).
+func Marshal(m proto.Message) ([]byte, error) {
+	b, err := appendMessage(make([]byte, 0, lastSize.Load()*9/8), m.ProtoReflect())
+	if err != nil {
+		// Whatever the hand encoder does not take, protobuf-go encodes or refuses.
+		return proto.Marshal(m)
+	}
+	lastSize.Store(int64(len(b)))
+	return b, nil
+}
+
+// Unmarshal decodes b into m as proto.Unmarshal does: m is reset first.
+func Unmarshal(b []byte, m proto.Message) error {
+	proto.Reset(m)
+	if err := consumeMessage(b, m.ProtoReflect(), 0); err != nil {
+		// Whatever the hand decoder does not take, protobuf-go decodes or refuses, from the
+		// start and in its own words.
+		proto.Reset(m)
+		return proto.Unmarshal(b, m)
+	}
+	return nil
+}

@@ -1,0 +1,267 @@
+package wire
+
+import (
+	"math"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// The field numbers of google.protobuf.Struct, Value and ListValue.
+const (
+	structFields protowire.Number = 1
+
+	valueNull   protowire.Number = 1
+	valueNumber protowire.Number = 2
+	valueString protowire.Number = 3
+	valueBool   protowire.Number = 4
+	valueStruct protowire.Number = 5
+	valueList   protowire.Number = 6
+
+	listValues protowire.Number = 1
+)
+
+func appendStruct(b []byte, s *structpb.Struct) ([]byte, error) {
+	var err error
+	for key, v := range s.GetFields() {
+		if !utf8.ValidString(key) {
+			return nil, errUnusual
+		}
+		b = protowire.AppendTag(b, structFields, protowire.BytesType)
+		entry := len(b) + 1
+		b = append(b, 0)
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendString(b, key)
+		b = protowire.AppendTag(b, 2, protowire.BytesType)
+		value := len(b) + 1
+		b = append(b, 0)
+		if b, err = appendValue(b, v); err != nil {
+			return nil, err
+		}
+		b = closeLength(b, value)
+		b = closeLength(b, entry)
+	}
+	return b, nil
+}
+
+func appendValue(b []byte, v *structpb.Value) ([]byte, error) {
+	var err error
+	switch k := v.GetKind().(type) {
+	case nil:
+	case *structpb.Value_NullValue:
+		if k == nil {
+			return nil, errUnusual
+		}
+		b = protowire.AppendTag(b, valueNull, protowire.VarintType)
+		// An enum is an int32 varint: a negative one sign-extended to ten bytes, as protobuf does.
+		b = protowire.AppendVarint(b, uint64(int64(k.NullValue))) //nolint:gosec // the sign extension is the encoding
+	case *structpb.Value_NumberValue:
+		if k == nil {
+			return nil, errUnusual
+		}
+		b = protowire.AppendTag(b, valueNumber, protowire.Fixed64Type)
+		b = protowire.AppendFixed64(b, math.Float64bits(k.NumberValue))
+	case *structpb.Value_StringValue:
+		if k == nil || !utf8.ValidString(k.StringValue) {
+			return nil, errUnusual
+		}
+		b = protowire.AppendTag(b, valueString, protowire.BytesType)
+		b = protowire.AppendString(b, k.StringValue)
+	case *structpb.Value_BoolValue:
+		if k == nil {
+			return nil, errUnusual
+		}
+		b = protowire.AppendTag(b, valueBool, protowire.VarintType)
+		b = protowire.AppendVarint(b, protowire.EncodeBool(k.BoolValue))
+	case *structpb.Value_StructValue:
+		if k == nil {
+			return nil, errUnusual
+		}
+		b = protowire.AppendTag(b, valueStruct, protowire.BytesType)
+		start := len(b) + 1
+		b = append(b, 0)
+		if b, err = appendStruct(b, k.StructValue); err != nil {
+			return nil, err
+		}
+		b = closeLength(b, start)
+	case *structpb.Value_ListValue:
+		if k == nil {
+			return nil, errUnusual
+		}
+		b = protowire.AppendTag(b, valueList, protowire.BytesType)
+		start := len(b) + 1
+		b = append(b, 0)
+		if b, err = appendList(b, k.ListValue); err != nil {
+			return nil, err
+		}
+		b = closeLength(b, start)
+	default:
+		return nil, errUnusual
+	}
+	return b, nil
+}
+
+func appendList(b []byte, l *structpb.ListValue) ([]byte, error) {
+	var err error
+	for _, v := range l.GetValues() {
+		b = protowire.AppendTag(b, listValues, protowire.BytesType)
+		start := len(b) + 1
+		b = append(b, 0)
+		if b, err = appendValue(b, v); err != nil {
+			return nil, err
+		}
+		b = closeLength(b, start)
+	}
+	return b, nil
+}
+
+// consumeStruct decodes b into s, adding to the fields s has, as protobuf merges.
+func consumeStruct(b []byte, s *structpb.Struct, depth int) error {
+	if depth > maxDepth {
+		return errUnusual
+	}
+	// The Values of one Struct are allocated together, and its map at its size: fewer,
+	// larger allocations than one per value and a map grown step by step.
+	values := make([]structpb.Value, count(b))
+	if s.Fields == nil {
+		s.Fields = make(map[string]*structpb.Value, len(values))
+	}
+	for i := 0; len(b) > 0; i++ {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || num != structFields || typ != protowire.BytesType || i == len(values) {
+			return errUnusual
+		}
+		entry, size := protowire.ConsumeBytes(b[n:])
+		if size < 0 {
+			return errUnusual
+		}
+		b = b[n+size:]
+		key, value, err := consumeEntry(entry)
+		if err != nil {
+			return err
+		}
+		v := &values[i]
+		if err := consumeValue(value, v, depth+1); err != nil {
+			return err
+		}
+		s.Fields[key] = v
+	}
+	return nil
+}
+
+// count is the number of fields in b, or 0 where b is not well formed (which the decoder
+// then finds).
+func count(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		num, typ, size := protowire.ConsumeTag(b)
+		if size < 0 {
+			return 0
+		}
+		b = b[size:]
+		size = protowire.ConsumeFieldValue(num, typ, b)
+		if size < 0 {
+			return 0
+		}
+		b = b[size:]
+		n++
+	}
+	return n
+}
+
+// consumeValue decodes b into an empty v: one kind, given once.
+func consumeValue(b []byte, v *structpb.Value, depth int) error {
+	if depth > maxDepth {
+		return errUnusual
+	}
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || v.Kind != nil {
+			return errUnusual
+		}
+		b = b[n:]
+		switch {
+		case num == valueNull && typ == protowire.VarintType:
+			x, size := protowire.ConsumeVarint(b)
+			if size < 0 || x != 0 {
+				return errUnusual
+			}
+			b = b[size:]
+			v.Kind = &structpb.Value_NullValue{}
+		case num == valueNumber && typ == protowire.Fixed64Type:
+			x, size := protowire.ConsumeFixed64(b)
+			if size < 0 {
+				return errUnusual
+			}
+			b = b[size:]
+			v.Kind = &structpb.Value_NumberValue{NumberValue: math.Float64frombits(x)}
+		case num == valueString && typ == protowire.BytesType:
+			x, size := protowire.ConsumeBytes(b)
+			if size < 0 || !utf8.Valid(x) {
+				return errUnusual
+			}
+			b = b[size:]
+			v.Kind = &structpb.Value_StringValue{StringValue: string(x)}
+		case num == valueBool && typ == protowire.VarintType:
+			x, size := protowire.ConsumeVarint(b)
+			if size < 0 {
+				return errUnusual
+			}
+			b = b[size:]
+			v.Kind = &structpb.Value_BoolValue{BoolValue: protowire.DecodeBool(x)}
+		case num == valueStruct && typ == protowire.BytesType:
+			x, size := protowire.ConsumeBytes(b)
+			if size < 0 {
+				return errUnusual
+			}
+			b = b[size:]
+			s := &structpb.Struct{}
+			if err := consumeStruct(x, s, depth+1); err != nil {
+				return err
+			}
+			v.Kind = &structpb.Value_StructValue{StructValue: s}
+		case num == valueList && typ == protowire.BytesType:
+			x, size := protowire.ConsumeBytes(b)
+			if size < 0 {
+				return errUnusual
+			}
+			b = b[size:]
+			l := &structpb.ListValue{}
+			if err := consumeList(x, l, depth+1); err != nil {
+				return err
+			}
+			v.Kind = &structpb.Value_ListValue{ListValue: l}
+		default:
+			return errUnusual
+		}
+	}
+	return nil
+}
+
+func consumeList(b []byte, l *structpb.ListValue, depth int) error {
+	if depth > maxDepth {
+		return errUnusual
+	}
+	values := make([]structpb.Value, count(b))
+	if l.Values == nil {
+		l.Values = make([]*structpb.Value, 0, len(values))
+	}
+	for i := 0; len(b) > 0; i++ {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || num != listValues || typ != protowire.BytesType || i == len(values) {
+			return errUnusual
+		}
+		x, size := protowire.ConsumeBytes(b[n:])
+		if size < 0 {
+			return errUnusual
+		}
+		b = b[n+size:]
+		v := &values[i]
+		if err := consumeValue(x, v, depth+1); err != nil {
+			return err
+		}
+		l.Values = append(l.Values, v)
+	}
+	return nil
+}

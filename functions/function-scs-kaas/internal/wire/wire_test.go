@@ -1,0 +1,342 @@
+package wire
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/structpb"
+	"sigs.k8s.io/yaml"
+)
+
+// benchRequest is the request of a ready five-pool Gardener cluster that hack/bench.sh sends.
+const benchRequest = "../../testdata/bench/request-ready.yaml"
+
+func readBenchRequest(t testing.TB) *fnv1.RunFunctionRequest {
+	t.Helper()
+	y, err := os.ReadFile(benchRequest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := yaml.YAMLToJSON(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &fnv1.RunFunctionRequest{}
+	if err := protojson.Unmarshal(j, req); err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// messages are what the codec must carry as protobuf-go does: the bench request, a response
+// built of its parts, and requests and responses of random Structs.
+func messages(t testing.TB) map[string]proto.Message {
+	t.Helper()
+	req := readBenchRequest(t)
+	out := map[string]proto.Message{
+		"bench request": req,
+		"response": &fnv1.RunFunctionResponse{
+			Meta:       &fnv1.ResponseMeta{Tag: "t"},
+			Desired:    req.GetObserved(),
+			Context:    req.GetContext(),
+			Results:    []*fnv1.Result{{Severity: fnv1.Severity_SEVERITY_NORMAL, Message: "ok"}},
+			Conditions: []*fnv1.Condition{{Type: "Ready", Status: fnv1.Status_STATUS_CONDITION_TRUE}},
+		},
+		"empty request":  &fnv1.RunFunctionRequest{},
+		"empty response": &fnv1.RunFunctionResponse{},
+		"empty Struct values": &fnv1.RunFunctionRequest{
+			Observed: &fnv1.State{
+				Composite: &fnv1.Resource{Resource: &structpb.Struct{}},
+				Resources: map[string]*fnv1.Resource{"": {}, "a": {Resource: &structpb.Struct{Fields: map[string]*structpb.Value{
+					"": {}, "null": structpb.NewNullValue(), "zero": structpb.NewNumberValue(0), "false": structpb.NewBoolValue(false),
+					"s": structpb.NewStructValue(&structpb.Struct{}), "l": structpb.NewListValue(&structpb.ListValue{}),
+				}}}},
+			},
+			Input: &structpb.Struct{},
+		},
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 40 {
+		out[fmt.Sprintf("random request %d", i)] = &fnv1.RunFunctionRequest{
+			Meta:     &fnv1.RequestMeta{Tag: randomString(rng)},
+			Observed: randomState(rng),
+			Desired:  randomState(rng),
+			Input:    randomStruct(rng, 3),
+			Context:  randomStruct(rng, 3),
+			RequiredResources: map[string]*fnv1.Resources{
+				randomString(rng): {Items: []*fnv1.Resource{randomResource(rng), randomResource(rng)}},
+			},
+			Credentials: map[string]*fnv1.Credentials{"c": {Source: &fnv1.Credentials_CredentialData{
+				CredentialData: &fnv1.CredentialData{Data: map[string][]byte{"k": []byte(randomString(rng))}},
+			}}},
+		}
+		out[fmt.Sprintf("random response %d", i)] = &fnv1.RunFunctionResponse{
+			Desired: randomState(rng),
+			Context: randomStruct(rng, 3),
+			Results: []*fnv1.Result{{Message: randomString(rng)}},
+		}
+	}
+	return out
+}
+
+func randomState(rng *rand.Rand) *fnv1.State {
+	s := &fnv1.State{Composite: randomResource(rng), Resources: map[string]*fnv1.Resource{}}
+	for range rng.IntN(4) {
+		s.Resources[randomString(rng)] = randomResource(rng)
+	}
+	return s
+}
+
+func randomResource(rng *rand.Rand) *fnv1.Resource {
+	return &fnv1.Resource{
+		Resource:          randomStruct(rng, 4),
+		ConnectionDetails: map[string][]byte{"kubeconfig": []byte(randomString(rng))},
+		Ready:             fnv1.Ready(rng.IntN(3)),
+	}
+}
+
+func randomStruct(rng *rand.Rand, depth int) *structpb.Struct {
+	s := &structpb.Struct{Fields: map[string]*structpb.Value{}}
+	for range rng.IntN(8) {
+		s.Fields[randomString(rng)] = randomValue(rng, depth)
+	}
+	return s
+}
+
+func randomValue(rng *rand.Rand, depth int) *structpb.Value {
+	kind := rng.IntN(7)
+	if depth == 0 {
+		kind %= 5
+	}
+	switch kind {
+	case 0:
+		return structpb.NewNullValue()
+	case 1:
+		return structpb.NewNumberValue([]float64{0, -1, 1.5, 1e300, math.Inf(-1), math.NaN(), rng.NormFloat64()}[rng.IntN(7)])
+	case 2:
+		return structpb.NewStringValue(randomString(rng))
+	case 3:
+		return structpb.NewBoolValue(rng.IntN(2) == 1)
+	case 4:
+		return &structpb.Value{}
+	case 5:
+		return structpb.NewStructValue(randomStruct(rng, depth-1))
+	}
+	l := &structpb.ListValue{}
+	for range rng.IntN(5) {
+		l.Values = append(l.Values, randomValue(rng, depth-1))
+	}
+	return structpb.NewListValue(l)
+}
+
+// randomString is empty, short, long enough for a two-byte length, or not ASCII.
+func randomString(rng *rand.Rand) string {
+	switch rng.IntN(5) {
+	case 0:
+		return ""
+	case 1:
+		return strings.Repeat("x", 100+rng.IntN(200))
+	case 2:
+		return "zoné-" + fmt.Sprint(rng.IntN(100))
+	}
+	return fmt.Sprint("k", rng.IntN(1000))
+}
+
+func TestMarshalDecodesAsTheMessage(t *testing.T) {
+	for name, m := range messages(t) {
+		t.Run(name, func(t *testing.T) {
+			b, err := appendMessage(nil, m.ProtoReflect())
+			if err != nil {
+				t.Fatalf("the hand encoder left the message to protobuf-go: %v", err)
+			}
+			got := m.ProtoReflect().New().Interface()
+			if err := proto.Unmarshal(b, got); err != nil {
+				t.Fatalf("protobuf-go cannot decode the encoding: %v", err)
+			}
+			if !proto.Equal(m, got) {
+				t.Errorf("decoded encoding (-want +got):\n%s", cmp.Diff(m, got, protocmp.Transform()))
+			}
+			if want := proto.Size(m); len(b) != want {
+				t.Errorf("encoding has %d bytes, protobuf-go's %d", len(b), want)
+			}
+		})
+	}
+}
+
+func TestUnmarshalDecodesAsProtobuf(t *testing.T) {
+	for name, m := range messages(t) {
+		t.Run(name, func(t *testing.T) {
+			b, err := proto.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := m.ProtoReflect().New().Interface()
+			if err := consumeMessage(b, got.ProtoReflect(), 0); err != nil {
+				t.Fatalf("the hand decoder left the message to protobuf-go: %v", err)
+			}
+			if !proto.Equal(m, got) {
+				t.Errorf("decoded (-want +got):\n%s", cmp.Diff(m, got, protocmp.Transform()))
+			}
+		})
+	}
+}
+
+func TestEntryWithoutValueIsAnEmptyValue(t *testing.T) {
+	e := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte("a"))
+	s := protowire.AppendBytes(protowire.AppendTag(nil, structFields, protowire.BytesType), e)
+	b := protowire.AppendBytes(protowire.AppendTag(nil, 4, protowire.BytesType), s)
+	got := &fnv1.RunFunctionRequest{}
+	if err := consumeMessage(b, got.ProtoReflect(), 0); err != nil {
+		t.Fatalf("the hand decoder left it to protobuf-go: %v", err)
+	}
+	compareUnmarshal(t, b)
+}
+
+// TestUnusualLeftToProtobuf gives the codec bytes it must not interpret itself; it must
+// decode them, or refuse them, word for word as protobuf-go.
+func TestUnusualLeftToProtobuf(t *testing.T) {
+	str := func(v []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, valueString, protowire.BytesType), v)
+	}
+	entry := func(key string, value []byte) []byte {
+		e := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte(key))
+		if value != nil {
+			e = protowire.AppendBytes(protowire.AppendTag(e, 2, protowire.BytesType), value)
+		}
+		return protowire.AppendBytes(protowire.AppendTag(nil, structFields, protowire.BytesType), e)
+	}
+	// A request whose input is the given Struct encoding.
+	input := func(s []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, 4, protowire.BytesType), s)
+	}
+	nested := entry("a", nil)
+	for range 100 {
+		v := protowire.AppendBytes(protowire.AppendTag(nil, valueStruct, protowire.BytesType), nested)
+		nested = entry("a", v)
+	}
+	cases := map[string][]byte{
+		"invalid UTF-8 in a string":   input(entry("a", str([]byte{0xff}))),
+		"invalid UTF-8 in a key":      input(entry("\xff", str([]byte("v")))),
+		"a kind given twice":          input(entry("a", append(str([]byte("v")), str([]byte("w"))...))),
+		"an unknown field in Value":   input(entry("a", protowire.AppendVarint(protowire.AppendTag(nil, 9, protowire.VarintType), 1))),
+		"an unknown field in Struct":  input(protowire.AppendVarint(protowire.AppendTag(nil, 7, protowire.VarintType), 1)),
+		"a null value of 1":           input(entry("a", protowire.AppendVarint(protowire.AppendTag(nil, valueNull, protowire.VarintType), 1))),
+		"an entry, then a cut one":    input(append(entry("a", str([]byte("v"))), 0x0a, 0x05, 0x0a)),
+		"a truncated string":          input(entry("a", str([]byte("vw"))[:3])),
+		"the input as a number":       protowire.AppendVarint(protowire.AppendTag(nil, 4, protowire.VarintType), 1),
+		"nesting past the hand limit": input(nested),
+		"a tag of field zero":         {0x00},
+		"a truncated length":          {0x22, 0x80},
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := consumeMessage(b, (&fnv1.RunFunctionRequest{}).ProtoReflect(), 0); err == nil {
+				t.Fatal("the hand decoder took it")
+			}
+			compareUnmarshal(t, b)
+		})
+	}
+}
+
+// compareUnmarshal says where Unmarshal and proto.Unmarshal differ on b.
+func compareUnmarshal(t *testing.T, b []byte) {
+	t.Helper()
+	want := &fnv1.RunFunctionRequest{}
+	wantErr := proto.Unmarshal(b, want)
+	got := &fnv1.RunFunctionRequest{Meta: &fnv1.RequestMeta{Tag: "left from before"}}
+	gotErr := Unmarshal(b, got)
+	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+		t.Fatalf("Unmarshal: %v; protobuf-go: %v", gotErr, wantErr)
+	}
+	if wantErr != nil {
+		return
+	}
+	if !proto.Equal(want, got) {
+		t.Errorf("decoded (-protobuf-go +Unmarshal):\n%s", cmp.Diff(want, got, protocmp.Transform()))
+	}
+}
+
+func TestCodecThroughGRPCBuffers(t *testing.T) {
+	req := readBenchRequest(t)
+	data, err := Codec{}.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &fnv1.RunFunctionRequest{}
+	if err := (Codec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(data.Materialize())}, got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(req, got, protocmp.Transform()); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	if _, err := (Codec{}).Marshal("not a message"); err == nil {
+		t.Error("Marshal took a string")
+	}
+}
+
+// FuzzUnmarshal: on any bytes, Unmarshal decodes or refuses as protobuf-go does.
+func FuzzUnmarshal(f *testing.F) {
+	for _, m := range messages(f) {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(b) < 4096 {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		compareUnmarshal(t, b)
+	})
+}
+
+func BenchmarkCodec(b *testing.B) {
+	req := readBenchRequest(b)
+	raw, err := proto.Marshal(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Unmarshal/protobuf-go", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := proto.Unmarshal(raw, &fnv1.RunFunctionRequest{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Unmarshal/wire", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := Unmarshal(raw, &fnv1.RunFunctionRequest{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Marshal/protobuf-go", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := proto.Marshal(req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Marshal/wire", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Marshal(req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
