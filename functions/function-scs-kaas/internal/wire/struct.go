@@ -123,7 +123,7 @@ func consumeStruct(b []byte, s *structpb.Struct, depth int) error {
 	}
 	// The Values of one Struct are allocated together, and its map at its size: fewer,
 	// larger allocations than one per value and a map grown step by step.
-	values := make([]structpb.Value, count(b))
+	values := make([]slot, count(b))
 	if s.Fields == nil {
 		s.Fields = make(map[string]*structpb.Value, len(values))
 	}
@@ -145,7 +145,7 @@ func consumeStruct(b []byte, s *structpb.Struct, depth int) error {
 		if err := consumeValue(value, v, depth+1); err != nil {
 			return err
 		}
-		s.Fields[key] = v
+		s.Fields[key] = &v.value
 	}
 	return nil
 }
@@ -170,8 +170,16 @@ func count(b []byte) int {
 	return n
 }
 
-// consumeValue decodes b into an empty v: one kind, given once.
-func consumeValue(b []byte, v *structpb.Value, depth int) error {
+// slot is a Value with room for the kind most values have, a string: one allocation for
+// both.
+type slot struct {
+	value  structpb.Value
+	string structpb.Value_StringValue
+}
+
+// consumeValue decodes b into an empty slot: one kind, given once.
+func consumeValue(b []byte, s *slot, depth int) error {
+	v := &s.value
 	if depth > maxDepth {
 		return errUnusual
 	}
@@ -202,7 +210,8 @@ func consumeValue(b []byte, v *structpb.Value, depth int) error {
 				return errUnusual
 			}
 			b = b[size:]
-			v.Kind = &structpb.Value_StringValue{StringValue: string(x)}
+			s.string.StringValue = string(x)
+			v.Kind = &s.string
 		case num == valueBool && typ == protowire.VarintType:
 			x, size := protowire.ConsumeVarint(b)
 			if size < 0 {
@@ -243,7 +252,7 @@ func consumeList(b []byte, l *structpb.ListValue, depth int) error {
 	if depth > maxDepth {
 		return errUnusual
 	}
-	values := make([]structpb.Value, count(b))
+	values := make([]slot, count(b))
 	if l.Values == nil {
 		l.Values = make([]*structpb.Value, 0, len(values))
 	}
@@ -261,7 +270,7 @@ func consumeList(b []byte, l *structpb.ListValue, depth int) error {
 		if err := consumeValue(x, v, depth+1); err != nil {
 			return err
 		}
-		l.Values = append(l.Values, v)
+		l.Values = append(l.Values, &v.value)
 	}
 	return nil
 }
