@@ -4,6 +4,8 @@
 package main
 
 import (
+	"os"
+	"runtime/debug"
 	_ "time/tzdata" // hibernation schedules name IANA time zones; the runtime image has no zoneinfo
 
 	"github.com/alecthomas/kong"
@@ -34,12 +36,28 @@ func (c *CLI) Run() error {
 	// Requests and responses are mostly protobuf Structs, which package wire codes by hand
 	// several times faster than gRPC's own codec.
 	wire.Register()
+	setGCPercent(os.LookupEnv)
 	return function.Serve(NewFunction(log),
 		function.Listen(c.Network, c.Address),
 		function.MTLSCertificates(c.TLSServerCertsDir),
 		function.Insecure(c.Insecure),
 		function.MaxRecvMessageSize(c.MaxRecvMessageSize*1024*1024),
 		function.WithMetricsServer(c.MetricsAddress))
+}
+
+// gcPercent is the function's garbage collection target unless GOGC says otherwise: the
+// heap may grow by twice what is live before the next collection, rather than Go's once. The
+// live heap is a few MiB, and a call allocates about 200 KiB, so at Go's default a collection
+// ran every twenty calls or so and took a fifth of the CPU; at 200 the CPU per call is a
+// fifth lower for 3 MiB more memory (docs/performance.md).
+const gcPercent = 200
+
+// setGCPercent sets gcPercent, unless the GOGC environment variable is set: an operator's
+// choice, through the DeploymentRuntimeConfig, wins.
+func setGCPercent(lookupEnv func(string) (string, bool)) {
+	if _, set := lookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 }
 
 func main() {
