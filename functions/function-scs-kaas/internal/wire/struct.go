@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
@@ -22,7 +23,17 @@ const (
 	listValues protowire.Number = 1
 )
 
+// unknown reports whether m carries fields its type does not know (decoded from newer
+// senders): protobuf-go keeps them, and encodes them again, so the hand encoder leaves such a
+// message to it.
+func unknown(m protoreflect.ProtoMessage) bool {
+	return len(m.ProtoReflect().GetUnknown()) > 0
+}
+
 func appendStruct(b []byte, s *structpb.Struct) ([]byte, error) {
+	if s != nil && unknown(s) {
+		return nil, errUnusual
+	}
 	var err error
 	for key, v := range s.GetFields() {
 		if !utf8.ValidString(key) {
@@ -46,6 +57,9 @@ func appendStruct(b []byte, s *structpb.Struct) ([]byte, error) {
 }
 
 func appendValue(b []byte, v *structpb.Value) ([]byte, error) {
+	if v != nil && unknown(v) {
+		return nil, errUnusual
+	}
 	var err error
 	switch k := v.GetKind().(type) {
 	case nil:
@@ -103,6 +117,9 @@ func appendValue(b []byte, v *structpb.Value) ([]byte, error) {
 }
 
 func appendList(b []byte, l *structpb.ListValue) ([]byte, error) {
+	if l != nil && unknown(l) {
+		return nil, errUnusual
+	}
 	var err error
 	for _, v := range l.GetValues() {
 		b = protowire.AppendTag(b, listValues, protowire.BytesType)
