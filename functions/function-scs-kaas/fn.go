@@ -84,11 +84,13 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRe
 	if err != nil {
 		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)
 	}
-	log := f.log.WithValues("xr", in.Cluster.Name)
+	// Every log line names the composite; a logger WithValues would encode that name on
+	// every call, logged or not.
+	xr := in.Cluster.Name
 
 	out, err := f.backends.Reconcile(in)
 	if err != nil {
-		log.Info("Refusing to render", "reason", model.ReasonOf(err), "error", err.Error())
+		f.log.Info("Refusing to render", "xr", xr, "reason", model.ReasonOf(err), "error", err.Error())
 		return refuse(rsp, model.ReasonOf(err), err)
 	}
 	// Crossplane fetches what the requirements select and calls again; until then the
@@ -106,7 +108,7 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRe
 	if out.Observation.Ready {
 		rsp.Meta.Ttl = durationpb.New(ttlReady)
 	}
-	log.Debug("Rendered", "backend", out.Environment.Backend, "environment", out.Environment.Name,
+	f.log.Debug("Rendered", "xr", xr, "backend", out.Environment.Backend, "environment", out.Environment.Name,
 		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources), "unready", unreadyResources{out})
 	return rsp
 }
