@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -88,6 +89,12 @@ func holdsStruct(md protoreflect.MessageDescriptor, seen map[protoreflect.FullNa
 func appendMessage(b []byte, m protoreflect.Message) ([]byte, error) {
 	if !m.IsValid() {
 		return b, nil
+	}
+	switch x := m.Interface().(type) {
+	case *fnv1.State:
+		return appendState(b, x)
+	case *fnv1.Resource:
+		return appendResource(b, x)
 	}
 	switch m.Descriptor().FullName() {
 	case structName:
@@ -196,6 +203,12 @@ func closeLength(b []byte, start int) []byte {
 func consumeMessage(b []byte, m protoreflect.Message, depth int) error {
 	if depth > maxDepth {
 		return errUnusual
+	}
+	switch x := m.Interface().(type) {
+	case *fnv1.State:
+		return consumeState(b, x, depth)
+	case *fnv1.Resource:
+		return consumeResource(b, x, depth)
 	}
 	switch m.Descriptor().FullName() {
 	case structName:

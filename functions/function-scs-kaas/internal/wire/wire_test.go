@@ -378,3 +378,32 @@ func BenchmarkCodec(b *testing.B) {
 		}
 	})
 }
+
+// TestHandCodedFields: State and Resource are coded by their Go types, field by field. A
+// field function-sdk-go adds would be dropped when encoding: this fails first.
+func TestHandCodedFields(t *testing.T) {
+	cases := map[string]struct {
+		message proto.Message
+		want    []string
+	}{
+		"State":    {&fnv1.State{}, []string{"1 composite message", "2 resources map"}},
+		"Resource": {&fnv1.Resource{}, []string{"1 resource message", "2 connection_details map", "3 ready enum"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			fields := tc.message.ProtoReflect().Descriptor().Fields()
+			var got []string
+			for i := range fields.Len() {
+				fd := fields.Get(i)
+				kind := fd.Kind().String()
+				if fd.IsMap() {
+					kind = "map"
+				}
+				got = append(got, fmt.Sprintf("%d %s %s", fd.Number(), fd.Name(), kind))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s's fields changed: update resource.go (-coded +now):\n%s", name, diff)
+			}
+		})
+	}
+}
