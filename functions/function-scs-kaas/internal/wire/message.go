@@ -205,6 +205,10 @@ func consumeMessage(b []byte, m protoreflect.Message, depth int) error {
 		return errUnusual
 	}
 	switch x := m.Interface().(type) {
+	case *fnv1.RunFunctionRequest:
+		return consumeRequest(b, x, depth)
+	case *fnv1.Resources:
+		return consumeResources(b, x, depth)
 	case *fnv1.State:
 		return consumeState(b, x, depth)
 	case *fnv1.Resource:

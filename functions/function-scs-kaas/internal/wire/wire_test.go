@@ -212,15 +212,25 @@ func TestUnmarshalDecodesAsProtobuf(t *testing.T) {
 	}
 }
 
-func TestEntryWithoutValueIsAnEmptyValue(t *testing.T) {
+// TestTakenAsProtobufDoes: what protobuf-go accepts without complaint the hand decoder
+// takes the same way.
+func TestTakenAsProtobufDoes(t *testing.T) {
 	e := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte("a"))
 	s := protowire.AppendBytes(protowire.AppendTag(nil, structFields, protowire.BytesType), e)
-	b := protowire.AppendBytes(protowire.AppendTag(nil, 4, protowire.BytesType), s)
-	got := &fnv1.RunFunctionRequest{}
-	if err := consumeMessage(b, got.ProtoReflect(), 0); err != nil {
-		t.Fatalf("the hand decoder left it to protobuf-go: %v", err)
+	cases := map[string][]byte{
+		// An empty Value.
+		"a Struct entry without a value": protowire.AppendBytes(protowire.AppendTag(nil, 4, protowire.BytesType), s),
+		// An unknown field of the request: protobuf-go keeps it as such.
+		"the input as a number": protowire.AppendVarint(protowire.AppendTag(nil, 4, protowire.VarintType), 1),
 	}
-	compareUnmarshal(t, b)
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := consumeMessage(b, (&fnv1.RunFunctionRequest{}).ProtoReflect(), 0); err != nil {
+				t.Fatalf("the hand decoder left it to protobuf-go: %v", err)
+			}
+			compareUnmarshal(t, b)
+		})
+	}
 }
 
 // TestUnusualLeftToProtobuf gives the codec bytes it must not interpret itself; it must
@@ -254,7 +264,6 @@ func TestUnusualLeftToProtobuf(t *testing.T) {
 		"a null value of 1":           input(entry("a", protowire.AppendVarint(protowire.AppendTag(nil, valueNull, protowire.VarintType), 1))),
 		"an entry, then a cut one":    input(append(entry("a", str([]byte("v"))), 0x0a, 0x05, 0x0a)),
 		"a truncated string":          input(entry("a", str([]byte("vw"))[:3])),
-		"the input as a number":       protowire.AppendVarint(protowire.AppendTag(nil, 4, protowire.VarintType), 1),
 		"nesting past the hand limit": input(nested),
 		"a tag of field zero":         {0x00},
 		"a truncated length":          {0x22, 0x80},
