@@ -88,10 +88,12 @@ func consumeRequestField(b []byte, num protowire.Number, r *fnv1.RunFunctionRequ
 		return err
 	}
 	if num == requestExtraResources {
-		if r.ExtraResources == nil {
-			r.ExtraResources = map[string]*fnv1.Resources{}
+		// Deprecated for required_resources, which the function reads; a request may still
+		// carry it, and it is decoded as protobuf-go would.
+		if r.ExtraResources == nil { //nolint:staticcheck // see above
+			r.ExtraResources = map[string]*fnv1.Resources{} //nolint:staticcheck // see above
 		}
-		r.ExtraResources[name] = rs
+		r.ExtraResources[name] = rs //nolint:staticcheck // see above
 		return nil
 	}
 	if r.RequiredResources == nil {
