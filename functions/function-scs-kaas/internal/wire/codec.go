@@ -1,14 +1,23 @@
 package wire
 
 import (
+	"errors"
 	"fmt"
 	"sync/atomic"
 
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
 )
+
+// errUnusual stops the hand coder: protobuf-go takes the whole message instead.
+var errUnusual = errors.New("left to protobuf-go")
+
+// maxDepth is how deeply the hand decoder follows nested messages; deeper ones go to
+// protobuf-go, whose limit is far higher and whose error says so.
+const maxDepth = 64
 
 // Name is the codec's gRPC name: it replaces gRPC's default protobuf codec.
 const Name = "proto"
@@ -66,9 +75,14 @@ func messageOf(v any) proto.Message {
 // its buffer step by step.
 var lastSize atomic.Int64
 
-// Marshal encodes m as proto.Marshal does (map entries in no particular order, as there).
+// Marshal encodes m as proto.Marshal does (map entries in no particular order, as there): a
+// RunFunctionResponse by hand, any other message through protobuf-go.
 func Marshal(m proto.Message) ([]byte, error) {
-	b, err := appendMessage(make([]byte, 0, lastSize.Load()*9/8), m.ProtoReflect())
+	rsp, ok := m.(*fnv1.RunFunctionResponse)
+	if !ok {
+		return proto.Marshal(m)
+	}
+	b, err := appendResponse(make([]byte, 0, lastSize.Load()*9/8), rsp)
 	if err != nil {
 		// Whatever the hand encoder does not take, protobuf-go encodes or refuses.
 		return proto.Marshal(m)
@@ -77,14 +91,19 @@ func Marshal(m proto.Message) ([]byte, error) {
 	return b, nil
 }
 
-// Unmarshal decodes b into m as proto.Unmarshal does: m is reset first.
+// Unmarshal decodes b into m as proto.Unmarshal does, m reset first: a RunFunctionRequest by
+// hand, any other message through protobuf-go.
 func Unmarshal(b []byte, m proto.Message) error {
-	proto.Reset(m)
-	if err := consumeMessage(b, m.ProtoReflect(), 0); err != nil {
+	req, ok := m.(*fnv1.RunFunctionRequest)
+	if !ok {
+		return proto.Unmarshal(b, m)
+	}
+	proto.Reset(req)
+	if err := consumeRequest(b, req); err != nil {
 		// Whatever the hand decoder does not take, protobuf-go decodes or refuses, from the
 		// start and in its own words.
-		proto.Reset(m)
-		return proto.Unmarshal(b, m)
+		proto.Reset(req)
+		return proto.Unmarshal(b, req)
 	}
 	return nil
 }

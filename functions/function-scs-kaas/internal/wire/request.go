@@ -7,7 +7,7 @@ import (
 )
 
 // The fields of a RunFunctionRequest that hold Structs, decoded by their Go types like State
-// and Resource (resource.go). Any other field, known or new, goes to protobuf-go.
+// and Resource. Any other field, known or new, goes to protobuf-go.
 const (
 	requestObserved          protowire.Number = 2
 	requestDesired           protowire.Number = 3
@@ -19,117 +19,81 @@ const (
 	resourcesItems protowire.Number = 1
 )
 
-// consumeRequest decodes b into r, merging as protobuf does.
-func consumeRequest(b []byte, r *fnv1.RunFunctionRequest, depth int) error {
-	var rest []byte
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return errUnusual
-		}
-		if typ != protowire.BytesType || !requestField(num) {
-			size := protowire.ConsumeFieldValue(num, typ, b[n:])
-			if size < 0 {
-				return errUnusual
+// consumeRequest decodes b into req, merging as protobuf does.
+func consumeRequest(b []byte, req *fnv1.RunFunctionRequest) error {
+	r := fieldReader{b: b}
+	for r.next() {
+		var err error
+		switch {
+		case r.is(requestObserved):
+			if req.Observed == nil {
+				req.Observed = &fnv1.State{}
 			}
-			rest = append(rest, b[:n+size]...)
-			b = b[n+size:]
-			continue
+			err = consumeState(r.bytes(), req.Observed, 1)
+		case r.is(requestDesired):
+			if req.Desired == nil {
+				req.Desired = &fnv1.State{}
+			}
+			err = consumeState(r.bytes(), req.Desired, 1)
+		case r.is(requestInput):
+			if req.Input == nil {
+				req.Input = &structpb.Struct{}
+			}
+			err = consumeStruct(r.bytes(), req.Input, 1)
+		case r.is(requestContext):
+			if req.Context == nil {
+				req.Context = &structpb.Struct{}
+			}
+			err = consumeStruct(r.bytes(), req.Context, 1)
+		case r.is(requestRequiredResources):
+			if req.RequiredResources == nil {
+				req.RequiredResources = map[string]*fnv1.Resources{}
+			}
+			err = consumeResourcesEntry(r.bytes(), req.RequiredResources)
+		case r.is(requestExtraResources):
+			// Deprecated for required_resources, which the function reads; a request may
+			// still carry it, and it is decoded as protobuf-go would.
+			if req.ExtraResources == nil { //nolint:staticcheck // see above
+				req.ExtraResources = map[string]*fnv1.Resources{} //nolint:staticcheck // see above
+			}
+			err = consumeResourcesEntry(r.bytes(), req.ExtraResources) //nolint:staticcheck // see above
+		default:
+			r.keep()
 		}
-		v, size := protowire.ConsumeBytes(b[n:])
-		if size < 0 {
-			return errUnusual
-		}
-		b = b[n+size:]
-		if err := consumeRequestField(v, num, r, depth+1); err != nil {
+		if err != nil {
 			return err
 		}
 	}
-	return mergeRest(rest, r.ProtoReflect())
+	return r.done(req)
 }
 
-func requestField(num protowire.Number) bool {
-	switch num {
-	case requestObserved, requestDesired, requestInput, requestContext, requestExtraResources, requestRequiredResources:
-		return true
-	}
-	return false
-}
-
-func consumeRequestField(b []byte, num protowire.Number, r *fnv1.RunFunctionRequest, depth int) error {
-	switch num {
-	case requestObserved:
-		if r.Observed == nil {
-			r.Observed = &fnv1.State{}
-		}
-		return consumeState(b, r.Observed, depth)
-	case requestDesired:
-		if r.Desired == nil {
-			r.Desired = &fnv1.State{}
-		}
-		return consumeState(b, r.Desired, depth)
-	case requestInput:
-		if r.Input == nil {
-			r.Input = &structpb.Struct{}
-		}
-		return consumeStruct(b, r.Input, depth)
-	case requestContext:
-		if r.Context == nil {
-			r.Context = &structpb.Struct{}
-		}
-		return consumeStruct(b, r.Context, depth)
-	}
+// consumeResourcesEntry decodes a map entry of Resources into m.
+func consumeResourcesEntry(b []byte, m map[string]*fnv1.Resources) error {
 	name, value, err := consumeEntry(b)
 	if err != nil {
 		return err
 	}
 	rs := &fnv1.Resources{}
-	if err := consumeResources(value, rs, depth); err != nil {
+	if err := consumeResources(value, rs); err != nil {
 		return err
 	}
-	if num == requestExtraResources {
-		// Deprecated for required_resources, which the function reads; a request may still
-		// carry it, and it is decoded as protobuf-go would.
-		if r.ExtraResources == nil { //nolint:staticcheck // see above
-			r.ExtraResources = map[string]*fnv1.Resources{} //nolint:staticcheck // see above
-		}
-		r.ExtraResources[name] = rs //nolint:staticcheck // see above
-		return nil
-	}
-	if r.RequiredResources == nil {
-		r.RequiredResources = map[string]*fnv1.Resources{}
-	}
-	r.RequiredResources[name] = rs
+	m[name] = rs
 	return nil
 }
 
 // consumeResources decodes b into rs, merging as protobuf does.
-func consumeResources(b []byte, rs *fnv1.Resources, depth int) error {
-	var rest []byte
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return errUnusual
-		}
-		if num != resourcesItems || typ != protowire.BytesType {
-			size := protowire.ConsumeFieldValue(num, typ, b[n:])
-			if size < 0 {
-				return errUnusual
-			}
-			rest = append(rest, b[:n+size]...)
-			b = b[n+size:]
+func consumeResources(b []byte, rs *fnv1.Resources) error {
+	r := fieldReader{b: b}
+	for r.next() {
+		if !r.is(resourcesItems) {
+			r.keep()
 			continue
 		}
-		v, size := protowire.ConsumeBytes(b[n:])
-		if size < 0 {
-			return errUnusual
-		}
-		b = b[n+size:]
-		r := &fnv1.Resource{}
-		if err := consumeResource(v, r, depth+1); err != nil {
+		res := &fnv1.Resource{}
+		if err := consumeResource(r.bytes(), res, 3); err != nil {
 			return err
 		}
-		rs.Items = append(rs.Items, r)
+		rs.Items = append(rs.Items, res)
 	}
-	return mergeRest(rest, rs.ProtoReflect())
+	return r.done(rs)
 }

@@ -34,24 +34,18 @@ func appendStruct(b []byte, s *structpb.Struct) ([]byte, error) {
 	if s != nil && unknown(s) {
 		return nil, errUnusual
 	}
-	var err error
+	var (
+		entry, value int
+		err          error
+	)
 	for key, v := range s.GetFields() {
-		if !utf8.ValidString(key) {
-			return nil, errUnusual
+		if b, entry, value, err = beginEntry(b, structFields, key); err != nil {
+			return nil, err
 		}
-		b = protowire.AppendTag(b, structFields, protowire.BytesType)
-		entry := len(b) + 1
-		b = append(b, 0)
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendString(b, key)
-		b = protowire.AppendTag(b, 2, protowire.BytesType)
-		value := len(b) + 1
-		b = append(b, 0)
 		if b, err = appendValue(b, v); err != nil {
 			return nil, err
 		}
-		b = closeLength(b, value)
-		b = closeLength(b, entry)
+		b = endEntry(b, entry, value)
 	}
 	return b, nil
 }
@@ -60,15 +54,18 @@ func appendValue(b []byte, v *structpb.Value) ([]byte, error) {
 	if v != nil && unknown(v) {
 		return nil, errUnusual
 	}
-	var err error
+	var (
+		start int
+		err   error
+	)
 	switch k := v.GetKind().(type) {
 	case nil:
 	case *structpb.Value_NullValue:
 		if k == nil {
 			return nil, errUnusual
 		}
-		b = protowire.AppendTag(b, valueNull, protowire.VarintType)
 		// An enum is an int32 varint: a negative one sign-extended to ten bytes, as protobuf does.
+		b = protowire.AppendTag(b, valueNull, protowire.VarintType)
 		b = protowire.AppendVarint(b, uint64(int64(k.NullValue))) //nolint:gosec // the sign extension is the encoding
 	case *structpb.Value_NumberValue:
 		if k == nil {
@@ -92,24 +89,20 @@ func appendValue(b []byte, v *structpb.Value) ([]byte, error) {
 		if k == nil {
 			return nil, errUnusual
 		}
-		b = protowire.AppendTag(b, valueStruct, protowire.BytesType)
-		start := len(b) + 1
-		b = append(b, 0)
+		b, start = beginNested(b, valueStruct)
 		if b, err = appendStruct(b, k.StructValue); err != nil {
 			return nil, err
 		}
-		b = closeLength(b, start)
+		b = endNested(b, start)
 	case *structpb.Value_ListValue:
 		if k == nil {
 			return nil, errUnusual
 		}
-		b = protowire.AppendTag(b, valueList, protowire.BytesType)
-		start := len(b) + 1
-		b = append(b, 0)
+		b, start = beginNested(b, valueList)
 		if b, err = appendList(b, k.ListValue); err != nil {
 			return nil, err
 		}
-		b = closeLength(b, start)
+		b = endNested(b, start)
 	default:
 		return nil, errUnusual
 	}
@@ -120,15 +113,16 @@ func appendList(b []byte, l *structpb.ListValue) ([]byte, error) {
 	if l != nil && unknown(l) {
 		return nil, errUnusual
 	}
-	var err error
+	var (
+		start int
+		err   error
+	)
 	for _, v := range l.GetValues() {
-		b = protowire.AppendTag(b, listValues, protowire.BytesType)
-		start := len(b) + 1
-		b = append(b, 0)
+		b, start = beginNested(b, listValues)
 		if b, err = appendValue(b, v); err != nil {
 			return nil, err
 		}
-		b = closeLength(b, start)
+		b = endNested(b, start)
 	}
 	return b, nil
 }
@@ -144,27 +138,50 @@ func consumeStruct(b []byte, s *structpb.Struct, depth int) error {
 	if s.Fields == nil {
 		s.Fields = make(map[string]*structpb.Value, len(values))
 	}
-	for i := 0; len(b) > 0; i++ {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 || num != structFields || typ != protowire.BytesType || i == len(values) {
+	r := fieldReader{b: b}
+	for i := 0; r.next(); i++ {
+		if !r.is(structFields) || i == len(values) {
 			return errUnusual
 		}
-		entry, size := protowire.ConsumeBytes(b[n:])
-		if size < 0 {
-			return errUnusual
+		entry := r.bytes()
+		if r.err != nil {
+			return r.err
 		}
-		b = b[n+size:]
 		key, value, err := consumeEntry(entry)
 		if err != nil {
 			return err
 		}
-		v := &values[i]
-		if err := consumeValue(value, v, depth+1); err != nil {
+		if err := consumeValue(value, &values[i], depth+1); err != nil {
 			return err
 		}
-		s.Fields[key] = &v.value
+		s.Fields[key] = &values[i].value
 	}
-	return nil
+	return r.err
+}
+
+func consumeList(b []byte, l *structpb.ListValue, depth int) error {
+	if depth > maxDepth {
+		return errUnusual
+	}
+	values := make([]slot, count(b))
+	if l.Values == nil {
+		l.Values = make([]*structpb.Value, 0, len(values))
+	}
+	r := fieldReader{b: b}
+	for i := 0; r.next(); i++ {
+		if !r.is(listValues) || i == len(values) {
+			return errUnusual
+		}
+		value := r.bytes()
+		if r.err != nil {
+			return r.err
+		}
+		if err := consumeValue(value, &values[i], depth+1); err != nil {
+			return err
+		}
+		l.Values = append(l.Values, &values[i].value)
+	}
+	return r.err
 }
 
 // count is the number of fields in b, or 0 where b is not well formed (which the decoder
@@ -196,63 +213,41 @@ type slot struct {
 
 // consumeValue decodes b into an empty slot: one kind, given once.
 func consumeValue(b []byte, s *slot, depth int) error {
-	v := &s.value
 	if depth > maxDepth {
 		return errUnusual
 	}
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 || v.Kind != nil {
+	v := &s.value
+	r := fieldReader{b: b}
+	for r.next() {
+		if v.Kind != nil {
 			return errUnusual
 		}
-		b = b[n:]
 		switch {
-		case num == valueNull && typ == protowire.VarintType:
-			x, size := protowire.ConsumeVarint(b)
-			if size < 0 || x != 0 {
+		case r.num == valueNull && r.typ == protowire.VarintType:
+			if r.varint() != 0 {
 				return errUnusual
 			}
-			b = b[size:]
 			v.Kind = &structpb.Value_NullValue{}
-		case num == valueNumber && typ == protowire.Fixed64Type:
-			x, size := protowire.ConsumeFixed64(b)
-			if size < 0 {
+		case r.num == valueNumber && r.typ == protowire.Fixed64Type:
+			v.Kind = &structpb.Value_NumberValue{NumberValue: math.Float64frombits(r.fixed64())}
+		case r.is(valueString):
+			x := r.bytes()
+			if !utf8.Valid(x) {
 				return errUnusual
 			}
-			b = b[size:]
-			v.Kind = &structpb.Value_NumberValue{NumberValue: math.Float64frombits(x)}
-		case num == valueString && typ == protowire.BytesType:
-			x, size := protowire.ConsumeBytes(b)
-			if size < 0 || !utf8.Valid(x) {
-				return errUnusual
-			}
-			b = b[size:]
 			s.string.StringValue = string(x)
 			v.Kind = &s.string
-		case num == valueBool && typ == protowire.VarintType:
-			x, size := protowire.ConsumeVarint(b)
-			if size < 0 {
-				return errUnusual
-			}
-			b = b[size:]
-			v.Kind = &structpb.Value_BoolValue{BoolValue: protowire.DecodeBool(x)}
-		case num == valueStruct && typ == protowire.BytesType:
-			x, size := protowire.ConsumeBytes(b)
-			if size < 0 {
-				return errUnusual
-			}
-			b = b[size:]
-			s := &structpb.Struct{}
-			if err := consumeStruct(x, s, depth+1); err != nil {
+		case r.num == valueBool && r.typ == protowire.VarintType:
+			v.Kind = &structpb.Value_BoolValue{BoolValue: protowire.DecodeBool(r.varint())}
+		case r.is(valueStruct):
+			x := r.bytes()
+			st := &structpb.Struct{}
+			if err := consumeStruct(x, st, depth+1); err != nil {
 				return err
 			}
-			v.Kind = &structpb.Value_StructValue{StructValue: s}
-		case num == valueList && typ == protowire.BytesType:
-			x, size := protowire.ConsumeBytes(b)
-			if size < 0 {
-				return errUnusual
-			}
-			b = b[size:]
+			v.Kind = &structpb.Value_StructValue{StructValue: st}
+		case r.is(valueList):
+			x := r.bytes()
 			l := &structpb.ListValue{}
 			if err := consumeList(x, l, depth+1); err != nil {
 				return err
@@ -262,32 +257,5 @@ func consumeValue(b []byte, s *slot, depth int) error {
 			return errUnusual
 		}
 	}
-	return nil
-}
-
-func consumeList(b []byte, l *structpb.ListValue, depth int) error {
-	if depth > maxDepth {
-		return errUnusual
-	}
-	values := make([]slot, count(b))
-	if l.Values == nil {
-		l.Values = make([]*structpb.Value, 0, len(values))
-	}
-	for i := 0; len(b) > 0; i++ {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 || num != listValues || typ != protowire.BytesType || i == len(values) {
-			return errUnusual
-		}
-		x, size := protowire.ConsumeBytes(b[n:])
-		if size < 0 {
-			return errUnusual
-		}
-		b = b[n+size:]
-		v := &values[i]
-		if err := consumeValue(x, v, depth+1); err != nil {
-			return err
-		}
-		l.Values = append(l.Values, &v.value)
-	}
-	return nil
+	return r.err
 }

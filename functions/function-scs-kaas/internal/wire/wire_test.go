@@ -41,31 +41,32 @@ func readBenchRequest(t testing.TB) *fnv1.RunFunctionRequest {
 
 // messages are what the codec must carry as protobuf-go does: the bench request, a response
 // built of its parts, and requests and responses of random Structs.
-func messages(t testing.TB) map[string]proto.Message {
+func messages(t testing.TB) (requests map[string]*fnv1.RunFunctionRequest, responses map[string]*fnv1.RunFunctionResponse) {
 	t.Helper()
 	req := readBenchRequest(t)
-	out := map[string]proto.Message{
-		"bench request": req,
-		"response": &fnv1.RunFunctionResponse{
+	odd := &fnv1.State{
+		Composite: &fnv1.Resource{Resource: &structpb.Struct{}},
+		Resources: map[string]*fnv1.Resource{"": {}, "a": {Resource: &structpb.Struct{Fields: map[string]*structpb.Value{
+			"": {}, "null": structpb.NewNullValue(), "zero": structpb.NewNumberValue(0), "false": structpb.NewBoolValue(false),
+			"s": structpb.NewStructValue(&structpb.Struct{}), "l": structpb.NewListValue(&structpb.ListValue{}),
+		}}}},
+	}
+	requests = map[string]*fnv1.RunFunctionRequest{
+		"bench request":       req,
+		"empty request":       {},
+		"empty Struct values": {Observed: odd, Input: &structpb.Struct{}},
+	}
+	responses = map[string]*fnv1.RunFunctionResponse{
+		"response": {
 			Meta:       &fnv1.ResponseMeta{Tag: "t"},
 			Desired:    req.GetObserved(),
 			Context:    req.GetContext(),
 			Results:    []*fnv1.Result{{Severity: fnv1.Severity_SEVERITY_NORMAL, Message: "ok"}},
 			Conditions: []*fnv1.Condition{{Type: "Ready", Status: fnv1.Status_STATUS_CONDITION_TRUE}},
 		},
-		"empty request":  &fnv1.RunFunctionRequest{},
-		"empty response": &fnv1.RunFunctionResponse{},
-		"empty Struct values": &fnv1.RunFunctionRequest{
-			Observed: &fnv1.State{
-				Composite: &fnv1.Resource{Resource: &structpb.Struct{}},
-				Resources: map[string]*fnv1.Resource{"": {}, "a": {Resource: &structpb.Struct{Fields: map[string]*structpb.Value{
-					"": {}, "null": structpb.NewNullValue(), "zero": structpb.NewNumberValue(0), "false": structpb.NewBoolValue(false),
-					"s": structpb.NewStructValue(&structpb.Struct{}), "l": structpb.NewListValue(&structpb.ListValue{}),
-				}}}},
-			},
-			Input: &structpb.Struct{},
-		},
-		"nil values": &fnv1.RunFunctionResponse{
+		"empty response":      {},
+		"empty Struct values": {Desired: odd, Context: &structpb.Struct{}, Output: &structpb.Struct{}},
+		"nil values": {
 			Desired: &fnv1.State{Resources: map[string]*fnv1.Resource{"nil": nil, "nil Struct": {}, "nil value": {
 				Resource: &structpb.Struct{Fields: map[string]*structpb.Value{"nil": nil, "list": structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{nil}})}},
 			}}},
@@ -73,7 +74,7 @@ func messages(t testing.TB) map[string]proto.Message {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 40 {
-		out[fmt.Sprintf("random request %d", i)] = &fnv1.RunFunctionRequest{
+		requests[fmt.Sprintf("random request %d", i)] = &fnv1.RunFunctionRequest{
 			Meta:     &fnv1.RequestMeta{Tag: randomString(rng)},
 			Observed: randomState(rng),
 			Desired:  randomState(rng),
@@ -86,13 +87,14 @@ func messages(t testing.TB) map[string]proto.Message {
 				CredentialData: &fnv1.CredentialData{Data: map[string][]byte{"k": []byte(randomString(rng))}},
 			}}},
 		}
-		out[fmt.Sprintf("random response %d", i)] = &fnv1.RunFunctionResponse{
+		responses[fmt.Sprintf("random response %d", i)] = &fnv1.RunFunctionResponse{
 			Desired: randomState(rng),
 			Context: randomStruct(rng, 3),
+			Output:  randomStruct(rng, 2),
 			Results: []*fnv1.Result{{Message: randomString(rng)}},
 		}
 	}
-	return out
+	return requests, responses
 }
 
 func randomState(rng *rand.Rand) *fnv1.State {
@@ -159,16 +161,17 @@ func randomString(rng *rand.Rand) string {
 }
 
 func TestMarshalDecodesAsTheMessage(t *testing.T) {
-	for name, m := range messages(t) {
+	_, responses := messages(t)
+	for name, rsp := range responses {
 		t.Run(name, func(t *testing.T) {
-			b, err := appendMessage(nil, m.ProtoReflect())
+			b, err := appendResponse(nil, rsp)
 			if err != nil {
-				t.Fatalf("the hand encoder left the message to protobuf-go: %v", err)
+				t.Fatalf("the hand encoder left the response to protobuf-go: %v", err)
 			}
-			if want := proto.Size(m); len(b) != want {
+			if want := proto.Size(rsp); len(b) != want {
 				t.Errorf("encoding has %d bytes, protobuf-go's %d", len(b), want)
 			}
-			compareMarshal(t, m, b)
+			compareMarshal(t, rsp, b)
 		})
 	}
 }
@@ -195,18 +198,19 @@ func compareMarshal(t *testing.T, m proto.Message, b []byte) {
 }
 
 func TestUnmarshalDecodesAsProtobuf(t *testing.T) {
-	for name, m := range messages(t) {
+	requests, _ := messages(t)
+	for name, req := range requests {
 		t.Run(name, func(t *testing.T) {
-			b, err := proto.Marshal(m)
+			b, err := proto.Marshal(req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := m.ProtoReflect().New().Interface()
-			if err := consumeMessage(b, got.ProtoReflect(), 0); err != nil {
-				t.Fatalf("the hand decoder left the message to protobuf-go: %v", err)
+			got := &fnv1.RunFunctionRequest{}
+			if err := consumeRequest(b, got); err != nil {
+				t.Fatalf("the hand decoder left the request to protobuf-go: %v", err)
 			}
-			if !proto.Equal(m, got) {
-				t.Errorf("decoded (-want +got):\n%s", cmp.Diff(m, got, protocmp.Transform()))
+			if !proto.Equal(req, got) {
+				t.Errorf("decoded (-want +got):\n%s", cmp.Diff(req, got, protocmp.Transform()))
 			}
 		})
 	}
@@ -225,7 +229,7 @@ func TestTakenAsProtobufDoes(t *testing.T) {
 	}
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
-			if err := consumeMessage(b, (&fnv1.RunFunctionRequest{}).ProtoReflect(), 0); err != nil {
+			if err := consumeRequest(b, &fnv1.RunFunctionRequest{}); err != nil {
 				t.Fatalf("the hand decoder left it to protobuf-go: %v", err)
 			}
 			compareUnmarshal(t, b)
@@ -270,7 +274,7 @@ func TestUnusualLeftToProtobuf(t *testing.T) {
 	}
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
-			if err := consumeMessage(b, (&fnv1.RunFunctionRequest{}).ProtoReflect(), 0); err == nil {
+			if err := consumeRequest(b, &fnv1.RunFunctionRequest{}); err == nil {
 				t.Fatal("the hand decoder took it")
 			}
 			compareUnmarshal(t, b)
@@ -334,7 +338,15 @@ func TestCodecThroughGRPCBuffers(t *testing.T) {
 
 // FuzzUnmarshal: compareCoding on any bytes.
 func FuzzUnmarshal(f *testing.F) {
-	for _, m := range messages(f) {
+	requests, responses := messages(f)
+	var seeds []proto.Message
+	for _, m := range requests {
+		seeds = append(seeds, m)
+	}
+	for _, m := range responses {
+		seeds = append(seeds, m)
+	}
+	for _, m := range seeds {
 		b, err := proto.Marshal(m)
 		if err != nil {
 			f.Fatal(err)
@@ -370,10 +382,11 @@ func BenchmarkCodec(b *testing.B) {
 			}
 		}
 	})
+	rsp := &fnv1.RunFunctionResponse{Meta: &fnv1.ResponseMeta{Tag: "t"}, Desired: req.GetObserved()}
 	b.Run("Marshal/protobuf-go", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := proto.Marshal(req); err != nil {
+			if _, err := proto.Marshal(rsp); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -381,7 +394,7 @@ func BenchmarkCodec(b *testing.B) {
 	b.Run("Marshal/wire", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := Marshal(req); err != nil {
+			if _, err := Marshal(rsp); err != nil {
 				b.Fatal(err)
 			}
 		}
