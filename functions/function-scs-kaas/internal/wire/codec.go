@@ -79,7 +79,7 @@ var lastSize atomic.Int64
 // RunFunctionResponse by hand, any other message through protobuf-go.
 func Marshal(m proto.Message) ([]byte, error) {
 	rsp, ok := m.(*fnv1.RunFunctionResponse)
-	if !ok {
+	if !ok || rsp == nil {
 		return proto.Marshal(m)
 	}
 	b, err := appendResponse(make([]byte, 0, lastSize.Load()*9/8), rsp)
@@ -95,7 +95,7 @@ func Marshal(m proto.Message) ([]byte, error) {
 // hand, any other message through protobuf-go.
 func Unmarshal(b []byte, m proto.Message) error {
 	req, ok := m.(*fnv1.RunFunctionRequest)
-	if !ok {
+	if !ok || req == nil {
 		return proto.Unmarshal(b, m)
 	}
 	proto.Reset(req)
