@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -305,16 +306,33 @@ func compareUnmarshal(t *testing.T, b []byte) {
 // protobuf-go reads it back the same.
 func compareCoding(t *testing.T, b []byte) {
 	t.Helper()
+	// Unmarshal and Marshal turn a panic of the hand coder into protobuf-go's answer; here it
+	// fails the test.
+	_ = consumeRequest(b, &fnv1.RunFunctionRequest{})
 	compareUnmarshal(t, b)
 	for _, m := range []proto.Message{&fnv1.RunFunctionRequest{}, &fnv1.RunFunctionResponse{}} {
 		if proto.Unmarshal(b, m) != nil {
 			continue
+		}
+		if rsp, ok := m.(*fnv1.RunFunctionResponse); ok {
+			_, _ = appendResponse(nil, rsp)
 		}
 		encoded, err := Marshal(m)
 		if err != nil {
 			t.Fatalf("Marshal: %v", err)
 		}
 		compareMarshal(t, m, encoded)
+	}
+}
+
+// TestPanicLeftToProtobuf: a panic of the hand coder (here a nil message, which the hand
+// coder is never given) ends in protobuf-go's answer, not in a crashed function.
+func TestPanicLeftToProtobuf(t *testing.T) {
+	if err := handDecode([]byte{0x12, 0x00}, nil); !errors.Is(err, errUnusual) {
+		t.Errorf("handDecode: %v, want errUnusual", err)
+	}
+	if _, err := handEncode(nil, nil); !errors.Is(err, errUnusual) {
+		t.Errorf("handEncode: %v, want errUnusual", err)
 	}
 }
 
