@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -76,14 +77,32 @@ func (e *Env) StartRegistry(ctx context.Context) (*Registry, error) {
 	return r, nil
 }
 
+// pushAttempts and pushTimeout bound one push: a push takes 2-3 s here, but once one hung
+// for 18 minutes with the registry waiting for the rest of a blob that crossplane-cli never
+// sent over HTTP/2, until the test binary's own deadline. A push is idempotent: try again.
+const (
+	pushAttempts = 3
+	pushTimeout  = 2 * time.Minute
+)
+
 // Push pushes the package file to repository:tag of the registry with crossplane-cli's
 // `xpkg push`, trusting the registry's CA, and returns the full reference.
 func (r *Registry) Push(ctx context.Context, crossplaneCLI, file, repository, tag string) (string, error) {
 	ref := r.Address + "/" + repository + ":" + tag
-	cmd := exec.CommandContext(ctx, crossplaneCLI, "xpkg", "push", "-f", file, ref)
-	cmd.Env = append(os.Environ(), "SSL_CERT_FILE="+r.CAFile)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("crossplane xpkg push %s: %w\n%s", ref, err, out)
+	var errs []error
+	for range pushAttempts {
+		attempt, cancel := context.WithTimeout(ctx, pushTimeout)
+		cmd := exec.CommandContext(attempt, crossplaneCLI, "xpkg", "push", "-f", file, ref)
+		cmd.Env = append(os.Environ(), "SSL_CERT_FILE="+r.CAFile)
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err == nil {
+			return ref, nil
+		}
+		errs = append(errs, fmt.Errorf("crossplane xpkg push %s: %w\n%s", ref, err, out))
+		if ctx.Err() != nil {
+			break
+		}
 	}
-	return ref, nil
+	return "", errors.Join(errs...)
 }
