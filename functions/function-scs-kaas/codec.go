@@ -5,35 +5,35 @@ import (
 	"fmt"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/functions/function-scs-kaas/internal/wire"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/model/objectmap"
 )
 
 // decodeInput reads the observed composite resource, the observed composed resources and
 // the required resources of a request.
-func decodeInput(req *fnv1.RunFunctionRequest, opts model.Options) (model.Input, error) {
+func decodeInput(req *wire.Request, opts model.Options) (model.Input, error) {
 	in := model.Input{Options: opts}
-	if err := decodeComposite(req.GetObserved().GetComposite().GetResource(), &in); err != nil {
+	if err := decodeComposite(req.Proto.GetObserved().GetComposite().GetResource(), &in); err != nil {
 		return in, err
 	}
-	observed := req.GetObserved().GetResources()
-	in.Observed = make(map[string]model.ObservedResource, len(observed))
-	for name, r := range observed {
+	in.Observed = make(map[string]model.ObservedResource, len(req.Observed))
+	for name, o := range req.Observed {
 		in.Observed[name] = model.ObservedResource{
-			Object:            &unstructured.Unstructured{Object: r.GetResource().AsMap()},
-			ConnectionDetails: r.GetConnectionDetails(),
+			Object:            &unstructured.Unstructured{Object: o.Resource},
+			ConnectionDetails: o.ConnectionDetails,
 		}
 	}
-	required := req.GetRequiredResources()
-	in.Required = make(map[string][]*unstructured.Unstructured, len(required))
-	for name, rs := range required {
-		items := make([]*unstructured.Unstructured, 0, len(rs.GetItems()))
-		for _, r := range rs.GetItems() {
-			items = append(items, &unstructured.Unstructured{Object: r.GetResource().AsMap()})
+	in.Required = make(map[string][]*unstructured.Unstructured, len(req.Required))
+	for name, objects := range req.Required {
+		items := make([]*unstructured.Unstructured, 0, len(objects))
+		for _, o := range objects {
+			items = append(items, &unstructured.Unstructured{Object: o})
 		}
 		in.Required[name] = items
 	}
@@ -92,21 +92,27 @@ func encodeRequirements(reqs map[string]model.Selector) *fnv1.Requirements {
 	return out
 }
 
-// encodeResources turns rendered objects into desired composed resources with the
+// encodeResources encodes rendered objects as desired composed resources with the
 // readiness the backend observed.
-func encodeResources(resources []model.Resource, ready map[string]bool) (map[string]*fnv1.Resource, error) {
-	out := make(map[string]*fnv1.Resource, len(resources))
+func encodeResources(resources []model.Resource, ready map[string]bool) (map[string]wire.Rendered, error) {
+	out := make(map[string]wire.Rendered, len(resources))
 	for _, r := range resources {
-		// objectmap.NewStruct is structpb.NewStruct with half the allocations.
-		s, err := objectmap.NewStruct(r.Object.Object)
+		b, err := wire.AppendObject(nil, r.Object.Object)
 		if err != nil {
-			return nil, fmt.Errorf("cannot encode desired resource %s: %w", r.Name, err)
+			// What the encoder leaves to structpb: it takes it, or says what is wrong.
+			s, err := objectmap.NewStruct(r.Object.Object)
+			if err != nil {
+				return nil, fmt.Errorf("cannot encode desired resource %s: %w", r.Name, err)
+			}
+			if b, err = proto.Marshal(s); err != nil {
+				return nil, fmt.Errorf("cannot encode desired resource %s: %w", r.Name, err)
+			}
 		}
 		state := fnv1.Ready_READY_FALSE
 		if ready[r.Name] {
 			state = fnv1.Ready_READY_TRUE
 		}
-		out[r.Name] = &fnv1.Resource{Resource: s, Ready: state}
+		out[r.Name] = wire.Rendered{Struct: b, Ready: state}
 	}
 	return out, nil
 }

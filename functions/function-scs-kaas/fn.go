@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/functions/function-scs-kaas/internal/wire"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/model/all"
 )
@@ -58,31 +59,38 @@ func NewFunction(log logging.Logger) *Function {
 	}
 }
 
-// RunFunction translates one composite resource. Every error ends in a Fatal result and
-// leaves the desired state as it came in: Crossplane deletes composed resources that are
-// missing from the desired state, so an empty or partial answer would delete clusters.
+// RunFunction translates one composite resource. The served function takes its requests
+// through runFunctionHandler, which decodes them straight into a wire.Request; this is the
+// SDK's way in, for the v1beta1 protocol and for callers in process.
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+	return f.run(wire.NewRequest(req)).ToProto()
+}
+
+// run translates one composite resource. Every error ends in a Fatal result and leaves the
+// desired state as it came in: Crossplane deletes composed resources that are missing from
+// the desired state, so an empty or partial answer would delete clusters.
 //
 // A panic, a bug on some input nobody foresaw, ends the same way: without the recovery one
 // bad composite would crash the function for every tenant, over and over.
-func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (rsp *fnv1.RunFunctionResponse, err error) {
+func (f *Function) run(req *wire.Request) (rsp *wire.Response) {
 	defer func() {
 		if p := recover(); p != nil {
-			name := req.GetObserved().GetComposite().GetResource().GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
+			name := req.Proto.GetObserved().GetComposite().GetResource().GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
 			f.log.Info("Recovered from a panic; nothing was changed", "xr", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			// A fresh response: the one under way may hold half of the desired state.
-			rsp, err = refuse(newResponse(req, ttlConverging), kaasv1alpha1.ReasonInternalError,
-				errors.New("the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it")), nil
+			rsp = &wire.Response{Proto: refuse(newResponse(req.Proto, ttlConverging), kaasv1alpha1.ReasonInternalError,
+				errors.New("the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it"))}
 		}
 	}()
-	return f.runFunction(req), nil
+	return f.runFunction(req)
 }
 
-func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
-	rsp := newResponse(req, ttlConverging)
+func (f *Function) runFunction(req *wire.Request) *wire.Response {
+	rsp := newResponse(req.Proto, ttlConverging)
 
 	in, err := decodeInput(req, f.options)
 	if err != nil {
-		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)
+		return &wire.Response{Proto: refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)}
 	}
 	// Every log line names the composite; a logger WithValues would encode that name on
 	// every call, logged or not.
@@ -91,26 +99,27 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRe
 	out, err := f.backends.Reconcile(in)
 	if err != nil {
 		f.log.Info("Refusing to render", "xr", xr, "reason", model.ReasonOf(err), "error", err.Error())
-		return refuse(rsp, model.ReasonOf(err), err)
+		return &wire.Response{Proto: refuse(rsp, model.ReasonOf(err), err)}
 	}
 	// Crossplane fetches what the requirements select and calls again; until then the
 	// response carries no desired state of ours and Crossplane does not act on it.
 	rsp.Requirements = encodeRequirements(out.Requirements)
 	if !out.Complete {
-		return rsp
+		return &wire.Response{Proto: rsp}
 	}
 
-	if err := encodeOutput(rsp, out, in.Cluster.Namespace != ""); err != nil {
+	rendered, err := encodeOutput(rsp, out, in.Cluster.Namespace != "")
+	if err != nil {
 		// encodeOutput changes the response only once everything is encoded, so the
 		// desired state is still what came in.
-		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)
+		return &wire.Response{Proto: refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)}
 	}
 	if out.Observation.Ready {
 		rsp.Meta.Ttl = durationpb.New(ttlReady)
 	}
 	f.log.Debug("Rendered", "xr", xr, "backend", out.Environment.Backend, "environment", out.Environment.Name,
 		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources), "unready", unreadyResources{out})
-	return rsp
+	return &wire.Response{Proto: rsp, Rendered: rendered}
 }
 
 // refuse ends the pipeline with a Fatal result, which stops Crossplane before it applies or
@@ -123,13 +132,14 @@ func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFu
 	return rsp
 }
 
-// encodeOutput writes the desired composed resources, the composite's status, conditions,
-// warnings and connection details into the response.
-func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced bool) error {
+// encodeOutput writes the composite's status, conditions, warnings and connection details
+// into the response, and returns the desired composed resources, which replace those of
+// the same names that earlier pipeline steps desired.
+func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced bool) (map[string]wire.Rendered, error) {
 	obs := out.Observation
-	resources, err := encodeResources(out.Rendering.Resources, obs.ResourceReady)
+	rendered, err := encodeResources(out.Rendering.Resources, obs.ResourceReady)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	details := obs.ConnectionDetails
 	if namespaced {
@@ -139,18 +149,17 @@ func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced b
 	}
 	composite, err := encodeComposite(rsp.GetDesired().GetComposite(), out.Status, details)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if rsp.Desired == nil {
-		rsp.Desired = &fnv1.State{}
+	// A new State: the one of the request stays as it came.
+	earlier := rsp.GetDesired().GetResources()
+	desired := &fnv1.State{Composite: composite, Resources: make(map[string]*fnv1.Resource, len(earlier))}
+	for name, r := range earlier {
+		if _, ours := rendered[name]; !ours {
+			desired.Resources[name] = r
+		}
 	}
-	if rsp.Desired.Resources == nil {
-		rsp.Desired.Resources = make(map[string]*fnv1.Resource, len(resources))
-	}
-	for name, r := range resources {
-		rsp.Desired.Resources[name] = r
-	}
-	rsp.Desired.Composite = composite
+	rsp.Desired = desired
 
 	addCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_TRUE, kaasv1alpha1.ReasonRendered,
 		fmt.Sprintf("rendered for backend %s in environment %s", out.Environment.Backend, out.Environment.Name))
@@ -159,7 +168,7 @@ func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced b
 		setCondition(rsp, c)
 	}
 	setSpecSupported(rsp, out.Rendering.Unsupported)
-	return nil
+	return rendered, nil
 }
 
 // setStalled says whether the cluster can progress without a change by someone: not when

@@ -11,8 +11,6 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/crossplane/function-sdk-go"
-
-	"github.com/SovereignCloudStack/scs-kaas/functions/function-scs-kaas/internal/wire"
 )
 
 // CLI holds the conventional flags of a Crossplane composition function.
@@ -33,11 +31,8 @@ func (c *CLI) Run() error {
 	if err != nil {
 		return err
 	}
-	// Requests and responses are mostly protobuf Structs, which package wire codes by hand
-	// several times faster than gRPC's own codec.
-	wire.Register()
 	setGCPercent(os.LookupEnv)
-	return function.Serve(NewFunction(log),
+	return serve(NewFunction(log),
 		function.Listen(c.Network, c.Address),
 		function.MTLSCertificates(c.TLSServerCertsDir),
 		function.Insecure(c.Insecure),

@@ -35,8 +35,15 @@ func Register() {
 // Name returns the content subtype the codec serves.
 func (Codec) Name() string { return Name }
 
-// Marshal encodes a protobuf message.
+// Marshal encodes a protobuf message, or a Response as its RunFunctionResponse.
 func (Codec) Marshal(v any) (mem.BufferSlice, error) {
+	if r, ok := v.(*Response); ok {
+		b, err := MarshalResponse(r)
+		if err != nil {
+			return nil, err
+		}
+		return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+	}
 	m := messageOf(v)
 	if m == nil {
 		return nil, fmt.Errorf("proto: failed to marshal, message is %T, want proto.Message", v)
@@ -48,15 +55,19 @@ func (Codec) Marshal(v any) (mem.BufferSlice, error) {
 	return mem.BufferSlice{mem.SliceBuffer(b)}, nil
 }
 
-// Unmarshal decodes a protobuf message.
+// Unmarshal decodes a protobuf message, or a RunFunctionRequest into a Request.
 func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
+	req, isRequest := v.(*Request)
 	m := messageOf(v)
-	if m == nil {
+	if m == nil && (!isRequest || req == nil) {
 		return fmt.Errorf("failed to unmarshal, message is %T, want proto.Message", v)
 	}
 	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
 	defer buf.Free()
-	// Unmarshal copies what it keeps: nothing of the pooled buffer outlives this call.
+	// The decoders copy what they keep: nothing of the pooled buffer outlives this call.
+	if isRequest {
+		return UnmarshalRequest(buf.ReadOnlyData(), req)
+	}
 	return Unmarshal(buf.ReadOnlyData(), m)
 }
 
@@ -69,17 +80,17 @@ func handDecode(b []byte, req *fnv1.RunFunctionRequest) (err error) {
 			err = errUnusual
 		}
 	}()
-	return consumeRequest(b, req)
+	return consumeRequest(b, req, nil)
 }
 
 // handEncode is appendResponse with a panic turned into errUnusual, as handDecode.
-func handEncode(b []byte, rsp *fnv1.RunFunctionResponse) (out []byte, err error) {
+func handEncode(b []byte, rsp *fnv1.RunFunctionResponse, rendered map[string]Rendered) (out []byte, err error) {
 	defer func() {
 		if recover() != nil {
 			out, err = nil, errUnusual
 		}
 	}()
-	return appendResponse(b, rsp)
+	return appendResponse(b, rsp, rendered)
 }
 
 func messageOf(v any) proto.Message {
@@ -104,10 +115,27 @@ func Marshal(m proto.Message) ([]byte, error) {
 	if !ok || rsp == nil {
 		return proto.Marshal(m)
 	}
-	b, err := handEncode(make([]byte, 0, lastSize.Load()*9/8), rsp)
+	b, err := handEncode(make([]byte, 0, lastSize.Load()*9/8), rsp, nil)
 	if err != nil {
 		// Whatever the hand encoder does not take, protobuf-go encodes or refuses.
 		return proto.Marshal(m)
+	}
+	lastSize.Store(int64(len(b)))
+	return b, nil
+}
+
+// MarshalResponse encodes r as proto.Marshal encodes what r.ToProto returns.
+func MarshalResponse(r *Response) ([]byte, error) {
+	if r == nil || r.Proto == nil {
+		return nil, errors.New("proto: failed to marshal, the response is nil")
+	}
+	b, err := handEncode(make([]byte, 0, lastSize.Load()*9/8), r.Proto, r.Rendered)
+	if err != nil {
+		rsp, err := r.ToProto()
+		if err != nil {
+			return nil, err
+		}
+		return proto.Marshal(rsp)
 	}
 	lastSize.Store(int64(len(b)))
 	return b, nil

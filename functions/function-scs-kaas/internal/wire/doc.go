@@ -10,6 +10,11 @@
 // messages around them), so the function and its tests see exactly the messages protobuf-go
 // would give them. Every other message goes to protobuf-go.
 //
+// The served function goes one step further (Request, Response): the observed and required
+// resources of a request, which the function reads as maps, are decoded straight into the
+// maps structpb's AsMap would return, and the composed resources it renders as maps are
+// encoded straight from them, rather than through Structs made only to be converted.
+//
 // Anything unusual (an unknown field inside a Struct, a field given twice, invalid UTF-8, deep
 // nesting, a truncated message) is not interpreted here: the whole message goes to
 // protobuf-go instead, which decides and words the error. Fields of the SDK's messages that

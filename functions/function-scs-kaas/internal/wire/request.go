@@ -19,12 +19,20 @@ const (
 	resourcesItems protowire.Number = 1
 )
 
-// consumeRequest decodes b into req, merging as protobuf does.
-func consumeRequest(b []byte, req *fnv1.RunFunctionRequest) error {
+// consumeRequest decodes b into req, merging as protobuf does; with objects, the observed
+// composed resources and the required resources go there instead, as maps.
+func consumeRequest(b []byte, req *fnv1.RunFunctionRequest, objects *Request) error {
 	r := fieldReader{b: b}
 	for r.next() {
 		var err error
 		switch {
+		case objects != nil && r.is(requestObserved):
+			if req.Observed == nil {
+				req.Observed = &fnv1.State{}
+			}
+			err = consumeObservedState(r.bytes(), req.Observed, objects.Observed)
+		case objects != nil && r.is(requestRequiredResources):
+			err = consumeRequiredEntry(r.bytes(), objects.Required)
 		case r.is(requestObserved):
 			if req.Observed == nil {
 				req.Observed = &fnv1.State{}

@@ -15,7 +15,8 @@ const (
 	responseOutput  protowire.Number = 7
 )
 
-func appendResponse(b []byte, rsp *fnv1.RunFunctionResponse) ([]byte, error) {
+// appendResponse appends rsp, with the rendered resources in its desired state.
+func appendResponse(b []byte, rsp *fnv1.RunFunctionResponse, rendered map[string]Rendered) ([]byte, error) {
 	// The other fields, shallow: protoreflect copies whatever fields the message has, so that
 	// none is lost when function-sdk-go adds one.
 	src := rsp.ProtoReflect()
@@ -34,9 +35,9 @@ func appendResponse(b []byte, rsp *fnv1.RunFunctionResponse) ([]byte, error) {
 		return nil, err
 	}
 	var start int
-	if rsp.Desired != nil {
+	if rsp.Desired != nil || len(rendered) > 0 {
 		b, start = beginNested(b, responseDesired)
-		if b, err = appendState(b, rsp.GetDesired()); err != nil {
+		if b, err = appendState(b, rsp.GetDesired(), rendered); err != nil {
 			return nil, err
 		}
 		b = endNested(b, start)

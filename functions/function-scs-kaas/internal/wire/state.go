@@ -19,9 +19,10 @@ const (
 	resourceReady       protowire.Number = 3
 )
 
-func appendState(b []byte, s *fnv1.State) ([]byte, error) {
+// appendState appends s, and the rendered resources among its resources.
+func appendState(b []byte, s *fnv1.State, rendered map[string]Rendered) ([]byte, error) {
 	if s == nil {
-		return b, nil
+		return appendRendered(b, rendered)
 	}
 	var (
 		start, entry, value int
@@ -42,6 +43,9 @@ func appendState(b []byte, s *fnv1.State) ([]byte, error) {
 			return nil, err
 		}
 		b = endEntry(b, entry, value)
+	}
+	if b, err = appendRendered(b, rendered); err != nil {
+		return nil, err
 	}
 	return append(b, s.ProtoReflect().GetUnknown()...), nil
 }

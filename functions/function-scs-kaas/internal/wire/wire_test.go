@@ -165,7 +165,7 @@ func TestMarshalDecodesAsTheMessage(t *testing.T) {
 	_, responses := messages(t)
 	for name, rsp := range responses {
 		t.Run(name, func(t *testing.T) {
-			b, err := appendResponse(nil, rsp)
+			b, err := appendResponse(nil, rsp, nil)
 			if err != nil {
 				t.Fatalf("the hand encoder left the response to protobuf-go: %v", err)
 			}
@@ -207,12 +207,17 @@ func TestUnmarshalDecodesAsProtobuf(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := &fnv1.RunFunctionRequest{}
-			if err := consumeRequest(b, got); err != nil {
+			if err := consumeRequest(b, got, nil); err != nil {
 				t.Fatalf("the hand decoder left the request to protobuf-go: %v", err)
 			}
 			if !proto.Equal(req, got) {
 				t.Errorf("decoded (-want +got):\n%s", cmp.Diff(req, got, protocmp.Transform()))
 			}
+			objects := &Request{Proto: &fnv1.RunFunctionRequest{}, Observed: map[string]Object{}, Required: map[string][]map[string]any{}}
+			if err := handDecodeObjects(b, objects); err != nil {
+				t.Fatalf("the hand decoder left the request's objects to protobuf-go: %v", err)
+			}
+			compareRequests(t, NewRequest(req), objects)
 		})
 	}
 }
@@ -230,8 +235,11 @@ func TestTakenAsProtobufDoes(t *testing.T) {
 	}
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
-			if err := consumeRequest(b, &fnv1.RunFunctionRequest{}); err != nil {
+			if err := consumeRequest(b, &fnv1.RunFunctionRequest{}, nil); err != nil {
 				t.Fatalf("the hand decoder left it to protobuf-go: %v", err)
+			}
+			if err := handDecodeObjects(b, &Request{Proto: &fnv1.RunFunctionRequest{}, Observed: map[string]Object{}, Required: map[string][]map[string]any{}}); err != nil {
+				t.Fatalf("the hand decoder left its objects to protobuf-go: %v", err)
 			}
 			compareUnmarshal(t, b)
 		})
@@ -255,28 +263,56 @@ func TestUnusualLeftToProtobuf(t *testing.T) {
 	input := func(s []byte) []byte {
 		return protowire.AppendBytes(protowire.AppendTag(nil, 4, protowire.BytesType), s)
 	}
+	// The same Struct as an observed resource and as a required one, which the hand decoder
+	// turns into maps.
+	resource := func(s []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, resourceStruct, protowire.BytesType), s)
+	}
+	observed := func(s []byte) []byte {
+		e := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte("r"))
+		e = protowire.AppendBytes(protowire.AppendTag(e, 2, protowire.BytesType), resource(s))
+		st := protowire.AppendBytes(protowire.AppendTag(nil, stateResources, protowire.BytesType), e)
+		return protowire.AppendBytes(protowire.AppendTag(nil, requestObserved, protowire.BytesType), st)
+	}
+	required := func(s []byte) []byte {
+		items := protowire.AppendBytes(protowire.AppendTag(nil, resourcesItems, protowire.BytesType), resource(s))
+		e := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte("r"))
+		e = protowire.AppendBytes(protowire.AppendTag(e, 2, protowire.BytesType), items)
+		return protowire.AppendBytes(protowire.AppendTag(nil, requestRequiredResources, protowire.BytesType), e)
+	}
 	nested := entry("a", nil)
 	for range 100 {
 		v := protowire.AppendBytes(protowire.AppendTag(nil, valueStruct, protowire.BytesType), nested)
 		nested = entry("a", v)
 	}
+	structs := map[string][]byte{
+		"invalid UTF-8 in a string":   entry("a", str([]byte{0xff})),
+		"invalid UTF-8 in a key":      entry("\xff", str([]byte("v"))),
+		"a kind given twice":          entry("a", append(str([]byte("v")), str([]byte("w"))...)),
+		"an unknown field in Value":   entry("a", protowire.AppendVarint(protowire.AppendTag(nil, 9, protowire.VarintType), 1)),
+		"an unknown field in Struct":  protowire.AppendVarint(protowire.AppendTag(nil, 7, protowire.VarintType), 1),
+		"a null value of 1":           entry("a", protowire.AppendVarint(protowire.AppendTag(nil, valueNull, protowire.VarintType), 1)),
+		"an entry, then a cut one":    append(entry("a", str([]byte("v"))), 0x0a, 0x05, 0x0a),
+		"a truncated string":          entry("a", str([]byte("vw"))[:3]),
+		"nesting past the hand limit": nested,
+	}
 	cases := map[string][]byte{
-		"invalid UTF-8 in a string":   input(entry("a", str([]byte{0xff}))),
-		"invalid UTF-8 in a key":      input(entry("\xff", str([]byte("v")))),
-		"a kind given twice":          input(entry("a", append(str([]byte("v")), str([]byte("w"))...))),
-		"an unknown field in Value":   input(entry("a", protowire.AppendVarint(protowire.AppendTag(nil, 9, protowire.VarintType), 1))),
-		"an unknown field in Struct":  input(protowire.AppendVarint(protowire.AppendTag(nil, 7, protowire.VarintType), 1)),
-		"a null value of 1":           input(entry("a", protowire.AppendVarint(protowire.AppendTag(nil, valueNull, protowire.VarintType), 1))),
-		"an entry, then a cut one":    input(append(entry("a", str([]byte("v"))), 0x0a, 0x05, 0x0a)),
-		"a truncated string":          input(entry("a", str([]byte("vw"))[:3])),
-		"nesting past the hand limit": input(nested),
-		"a tag of field zero":         {0x00},
-		"a truncated length":          {0x22, 0x80},
+		"a tag of field zero": {0x00},
+		"a truncated length":  {0x22, 0x80},
+	}
+	for name, s := range structs {
+		cases[name+" in the input"] = input(s)
+		cases[name+" in an observed resource"] = observed(s)
+		cases[name+" in a required resource"] = required(s)
 	}
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
-			if err := consumeRequest(b, &fnv1.RunFunctionRequest{}); err == nil {
+			if err := consumeRequest(b, &fnv1.RunFunctionRequest{}, nil); err == nil {
 				t.Fatal("the hand decoder took it")
+			}
+			objects := &Request{Proto: &fnv1.RunFunctionRequest{}, Observed: map[string]Object{}, Required: map[string][]map[string]any{}}
+			if err := handDecodeObjects(b, objects); err == nil && !strings.HasSuffix(name, " in the input") {
+				t.Fatal("the hand decoder took its objects")
 			}
 			compareUnmarshal(t, b)
 		})
@@ -293,11 +329,38 @@ func compareUnmarshal(t *testing.T, b []byte) {
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 		t.Fatalf("Unmarshal: %v; protobuf-go: %v", gotErr, wantErr)
 	}
+	gotObjects := &Request{Observed: map[string]Object{"left": {}}}
+	if err := UnmarshalRequest(b, gotObjects); fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("UnmarshalRequest: %v; protobuf-go: %v", err, wantErr)
+	}
 	if wantErr != nil {
 		return
 	}
 	if !proto.Equal(want, got) {
 		t.Errorf("decoded (-protobuf-go +Unmarshal):\n%s", cmp.Diff(want, got, protocmp.Transform()))
+	}
+	compareRequests(t, NewRequest(want), gotObjects)
+}
+
+// compareRequests says where a Request differs from what NewRequest made of protobuf-go's
+// decoding. The hand decoder leaves the resources it turns into maps out of Proto.
+func compareRequests(t *testing.T, want, got *Request) {
+	t.Helper()
+	if diff := cmp.Diff(want.Observed, got.Observed); diff != "" {
+		t.Errorf("observed resources (-protobuf-go +hand decoded):\n%s", diff)
+	}
+	if diff := cmp.Diff(want.Required, got.Required); diff != "" {
+		t.Errorf("required resources (-protobuf-go +hand decoded):\n%s", diff)
+	}
+	rest := proto.Clone(want.Proto).(*fnv1.RunFunctionRequest)
+	if len(got.Proto.GetObserved().GetResources()) == 0 && rest.GetObserved() != nil {
+		rest.Observed.Resources = nil
+	}
+	if len(got.Proto.GetRequiredResources()) == 0 {
+		rest.RequiredResources = nil
+	}
+	if !proto.Equal(rest, got.Proto) {
+		t.Errorf("the rest of the request (-protobuf-go +hand decoded):\n%s", cmp.Diff(rest, got.Proto, protocmp.Transform()))
 	}
 }
 
@@ -308,14 +371,16 @@ func compareCoding(t *testing.T, b []byte) {
 	t.Helper()
 	// Unmarshal and Marshal turn a panic of the hand coder into protobuf-go's answer; here it
 	// fails the test.
-	_ = consumeRequest(b, &fnv1.RunFunctionRequest{})
+	_ = consumeRequest(b, &fnv1.RunFunctionRequest{}, nil)
+	_ = consumeRequest(b, &fnv1.RunFunctionRequest{}, &Request{Observed: map[string]Object{}, Required: map[string][]map[string]any{}})
 	compareUnmarshal(t, b)
 	for _, m := range []proto.Message{&fnv1.RunFunctionRequest{}, &fnv1.RunFunctionResponse{}} {
 		if proto.Unmarshal(b, m) != nil {
 			continue
 		}
 		if rsp, ok := m.(*fnv1.RunFunctionResponse); ok {
-			_, _ = appendResponse(nil, rsp)
+			_, _ = appendResponse(nil, rsp, nil)
+			compareRendered(t, rsp)
 		}
 		encoded, err := Marshal(m)
 		if err != nil {
@@ -331,7 +396,10 @@ func TestPanicLeftToProtobuf(t *testing.T) {
 	if err := handDecode([]byte{0x12, 0x00}, nil); !errors.Is(err, errUnusual) {
 		t.Errorf("handDecode: %v, want errUnusual", err)
 	}
-	if _, err := handEncode(nil, nil); !errors.Is(err, errUnusual) {
+	if err := handDecodeObjects([]byte{0x12, 0x00}, &Request{}); !errors.Is(err, errUnusual) {
+		t.Errorf("handDecodeObjects: %v, want errUnusual", err)
+	}
+	if _, err := handEncode(nil, nil, nil); !errors.Is(err, errUnusual) {
 		t.Errorf("handEncode: %v, want errUnusual", err)
 	}
 }

@@ -1,0 +1,278 @@
+package wire
+
+import (
+	"math"
+	"unicode/utf8"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+)
+
+// Request is a RunFunctionRequest as the function reads it: the observed composed resources
+// and the required resources as the maps structpb's AsMap returns, everything else as
+// protobuf-go's types. The function reads those resources only as maps; decoding them from
+// the wire into Structs first, only to convert them, was a third of a call.
+type Request struct {
+	// Proto is the request. Where UnmarshalRequest took it from the wire, its observed
+	// composed resources and required resources are empty: they are in Observed and Required.
+	Proto *fnv1.RunFunctionRequest
+	// Observed are the observed composed resources by name.
+	Observed map[string]Object
+	// Required are the required resources by requirement name.
+	Required map[string][]map[string]any
+}
+
+// Object is an observed composed resource.
+type Object struct {
+	Resource          map[string]any
+	ConnectionDetails map[string][]byte
+}
+
+// NewRequest returns req as a Request, its resources converted by AsMap.
+func NewRequest(req *fnv1.RunFunctionRequest) *Request {
+	out := &Request{
+		Proto:    req,
+		Observed: make(map[string]Object, len(req.GetObserved().GetResources())),
+		Required: make(map[string][]map[string]any, len(req.GetRequiredResources())),
+	}
+	for name, r := range req.GetObserved().GetResources() {
+		out.Observed[name] = Object{Resource: r.GetResource().AsMap(), ConnectionDetails: r.GetConnectionDetails()}
+	}
+	for name, rs := range req.GetRequiredResources() {
+		items := make([]map[string]any, 0, len(rs.GetItems()))
+		for _, r := range rs.GetItems() {
+			items = append(items, r.GetResource().AsMap())
+		}
+		out.Required[name] = items
+	}
+	return out
+}
+
+// UnmarshalRequest decodes b into req: what NewRequest returns for the RunFunctionRequest
+// proto.Unmarshal decodes from b, or its error. The resources go from the wire straight into
+// maps; anything the hand decoder does not take goes to protobuf-go and NewRequest whole.
+func UnmarshalRequest(b []byte, req *Request) error {
+	*req = Request{Proto: &fnv1.RunFunctionRequest{}, Observed: map[string]Object{}, Required: map[string][]map[string]any{}}
+	if handDecodeObjects(b, req) == nil {
+		return nil
+	}
+	p := &fnv1.RunFunctionRequest{}
+	if err := proto.Unmarshal(b, p); err != nil {
+		return err
+	}
+	*req = *NewRequest(p)
+	return nil
+}
+
+// handDecodeObjects is consumeRequest into req, with a panic turned into errUnusual as in
+// handDecode.
+func handDecodeObjects(b []byte, req *Request) (err error) {
+	defer func() {
+		if recover() != nil {
+			err = errUnusual
+		}
+	}()
+	return consumeRequest(b, req.Proto, req)
+}
+
+// consumeObservedState decodes an observed State: its composite into s, its composed
+// resources into objects.
+func consumeObservedState(b []byte, s *fnv1.State, objects map[string]Object) error {
+	r := fieldReader{b: b}
+	for r.next() {
+		switch {
+		case r.is(stateComposite):
+			if s.Composite == nil {
+				s.Composite = &fnv1.Resource{}
+			}
+			if err := consumeResource(r.bytes(), s.Composite, 2); err != nil {
+				return err
+			}
+		case r.is(stateResources):
+			name, value, err := consumeEntry(r.bytes())
+			if err != nil {
+				return err
+			}
+			o := Object{Resource: map[string]any{}}
+			if err := consumeObject(value, &o); err != nil {
+				return err
+			}
+			objects[name] = o
+		default:
+			r.keep()
+		}
+	}
+	return r.done(s)
+}
+
+// consumeRequiredEntry decodes a map entry of Resources into required.
+func consumeRequiredEntry(b []byte, required map[string][]map[string]any) error {
+	name, value, err := consumeEntry(b)
+	if err != nil {
+		return err
+	}
+	items := make([]map[string]any, 0, 1)
+	r := fieldReader{b: value}
+	for r.next() {
+		if !r.is(resourcesItems) {
+			r.keep()
+			continue
+		}
+		o := Object{Resource: map[string]any{}}
+		if err := consumeObject(r.bytes(), &o); err != nil {
+			return err
+		}
+		items = append(items, o.Resource)
+	}
+	// What the maps leave out protobuf-go still checks, as it would in the whole request.
+	if err := r.done(&fnv1.Resources{}); err != nil {
+		return err
+	}
+	required[name] = items
+	return nil
+}
+
+// consumeObject decodes a Resource into o, merging as protobuf does.
+func consumeObject(b []byte, o *Object) error {
+	r := fieldReader{b: b}
+	for r.next() {
+		switch {
+		case r.is(resourceStruct):
+			if err := consumeMap(r.bytes(), o.Resource, 3); err != nil {
+				return err
+			}
+		case r.is(resourceConnDetails):
+			key, value, err := consumeEntry(r.bytes())
+			if err != nil {
+				return err
+			}
+			if o.ConnectionDetails == nil {
+				o.ConnectionDetails = map[string][]byte{}
+			}
+			o.ConnectionDetails[key] = append([]byte{}, value...)
+		default:
+			// Ready, which an observed resource does not use, and fields the function does
+			// not know: protobuf-go checks them.
+			r.keep()
+		}
+	}
+	return r.done(&fnv1.Resource{})
+}
+
+// consumeMap decodes a Struct into m, adding to the fields m has, as protobuf merges.
+func consumeMap(b []byte, m map[string]any, depth int) error {
+	if depth > maxDepth {
+		return errUnusual
+	}
+	r := fieldReader{b: b}
+	for r.next() {
+		if !r.is(structFields) {
+			return errUnusual
+		}
+		entry := r.bytes()
+		if r.err != nil {
+			return r.err
+		}
+		key, value, err := consumeEntry(entry)
+		if err != nil {
+			return err
+		}
+		v, err := consumeAny(value, depth+1)
+		if err != nil {
+			return err
+		}
+		m[key] = v
+	}
+	return r.err
+}
+
+// consumeAny decodes a Value into what its AsInterface returns: one kind, given once.
+func consumeAny(b []byte, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, errUnusual
+	}
+	var (
+		v    any
+		have bool
+	)
+	r := fieldReader{b: b}
+	for r.next() {
+		if have {
+			return nil, errUnusual
+		}
+		have = true
+		switch {
+		case r.num == valueNull && r.typ == protowire.VarintType:
+			if r.varint() != 0 {
+				return nil, errUnusual
+			}
+			v = nil
+		case r.num == valueNumber && r.typ == protowire.Fixed64Type:
+			v = number(math.Float64frombits(r.fixed64()))
+		case r.is(valueString):
+			x := r.bytes()
+			if !utf8.Valid(x) {
+				return nil, errUnusual
+			}
+			v = string(x)
+		case r.num == valueBool && r.typ == protowire.VarintType:
+			v = protowire.DecodeBool(r.varint())
+		case r.is(valueStruct):
+			x := r.bytes()
+			m := make(map[string]any, count(x))
+			if err := consumeMap(x, m, depth+1); err != nil {
+				return nil, err
+			}
+			v = m
+		case r.is(valueList):
+			x := r.bytes()
+			l, err := consumeSlice(x, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			v = l
+		default:
+			return nil, errUnusual
+		}
+	}
+	return v, r.err
+}
+
+// number is a NumberValue as AsInterface returns it: JSON has no NaN or infinities, so
+// those are the strings protojson writes for them.
+func number(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return f
+}
+
+// consumeSlice decodes a ListValue into what its AsSlice returns.
+func consumeSlice(b []byte, depth int) ([]any, error) {
+	if depth > maxDepth {
+		return nil, errUnusual
+	}
+	l := make([]any, 0, count(b))
+	r := fieldReader{b: b}
+	for r.next() {
+		if !r.is(listValues) {
+			return nil, errUnusual
+		}
+		x := r.bytes()
+		if r.err != nil {
+			return nil, r.err
+		}
+		v, err := consumeAny(x, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		l = append(l, v)
+	}
+	return l, r.err
+}
