@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"google.golang.org/protobuf/proto"
@@ -92,28 +93,38 @@ func encodeRequirements(reqs map[string]model.Selector) *fnv1.Requirements {
 	return out
 }
 
+// renderedSize is how many bytes the last call's rendered resources took: the next call,
+// most likely about a cluster of the same shape, encodes into a buffer of that size rather
+// than growing one step by step.
+var renderedSize atomic.Int64
+
 // encodeResources encodes rendered objects as desired composed resources with the
-// readiness the backend observed.
+// readiness the backend observed, all into one buffer.
 func encodeResources(resources []model.Resource, ready map[string]bool) (map[string]wire.Rendered, error) {
 	out := make(map[string]wire.Rendered, len(resources))
+	buf := make([]byte, 0, renderedSize.Load())
 	for _, r := range resources {
-		b, err := wire.AppendObject(nil, r.Object.Object)
+		start := len(buf)
+		b, err := wire.AppendObject(buf, r.Object.Object)
 		if err != nil {
 			// What the encoder leaves to structpb: it takes it, or says what is wrong.
 			s, err := objectmap.NewStruct(r.Object.Object)
 			if err != nil {
 				return nil, fmt.Errorf("cannot encode desired resource %s: %w", r.Name, err)
 			}
-			if b, err = proto.Marshal(s); err != nil {
+			if b, err = (proto.MarshalOptions{}).MarshalAppend(buf, s); err != nil {
 				return nil, fmt.Errorf("cannot encode desired resource %s: %w", r.Name, err)
 			}
 		}
+		buf = b
 		state := fnv1.Ready_READY_FALSE
 		if ready[r.Name] {
 			state = fnv1.Ready_READY_TRUE
 		}
-		out[r.Name] = wire.Rendered{Struct: b, Ready: state}
+		// A slice of its own: should buf grow, this one keeps what it holds.
+		out[r.Name] = wire.Rendered{Struct: buf[start:len(buf):len(buf)], Ready: state}
 	}
+	renderedSize.Store(int64(len(buf)))
 	return out, nil
 }
 

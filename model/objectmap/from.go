@@ -5,7 +5,9 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -39,6 +41,8 @@ func FromUnstructured(u map[string]any, obj any) error {
 	return err
 }
 
+var timeType = reflect.TypeFor[metav1.Time]()
+
 // errConvert stands for any error: the converter says which.
 var errConvert = errors.New("objectmap: cannot convert")
 
@@ -55,6 +59,16 @@ func fromValue(ti *typeInfo, src any, dv reflect.Value) error {
 	default:
 		if done, err := simpleFromValue(src, dv); done {
 			return err
+		}
+	}
+	if ti.t == timeType {
+		// metav1.Time decodes itself from JSON: the converter writes src as JSON for it.
+		// A timestamp it parses is the time it sets, as the converter's way would.
+		if s, ok := src.(string); ok {
+			if t, err := time.Parse(time.RFC3339, s); err == nil {
+				dv.Set(reflect.ValueOf(metav1.NewTime(t.Local())))
+				return nil
+			}
 		}
 	}
 	if ti.fromCustom {

@@ -139,6 +139,14 @@ func fieldOf(f *field, sf reflect.StructField, i int) {
 // toUnstructured sets it.
 func encode(ti *typeInfo, v reflect.Value) (any, error) {
 	if ti.custom {
+		switch ti.t {
+		case rawExtensionType:
+			return encodeRawExtension(ti, v)
+		case intOrStringType:
+			if out, ok := encodeIntOrString(v); ok {
+				return out, nil
+			}
+		}
 		return ti.entry.ToUnstructured(v)
 	}
 	switch v.Kind() {

@@ -88,3 +88,28 @@ func TestFallsBackToTheConverter(t *testing.T) {
 		}
 	}
 }
+
+// TestRawExtensionsKeptApart: each conversion of the same RawExtension gets a value of its
+// own; changing one changes no other.
+func TestRawExtensionsKeptApart(t *testing.T) {
+	type config struct {
+		Config *runtime.RawExtension `json:"config"`
+	}
+	obj := &config{Config: &runtime.RawExtension{Raw: []byte(`{"kapart":{"n":1,"l":["a",1.5,null]}}`)}}
+	want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		got, err := ToUnstructured(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("got %#v\nwant %#v", got, want)
+		}
+		inner := got["config"].(map[string]any)["kapart"].(map[string]any)
+		inner["n"] = "changed"
+		inner["l"].([]any)[0] = "changed"
+	}
+}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"math"
 	"unicode/utf8"
 
@@ -73,7 +74,8 @@ func handDecodeObjects(b []byte, req *Request) (err error) {
 			err = errUnusual
 		}
 	}()
-	return consumeRequest(b, req.Proto, req)
+	// The decoded strings alias a copy of b, one allocation for all (aliased).
+	return consumeRequest(bytes.Clone(b), req.Proto, req)
 }
 
 // consumeObservedState decodes an observed State: its composite into s, its composed
@@ -215,7 +217,7 @@ func consumeAny(b []byte, depth int) (any, error) {
 			if !utf8.Valid(x) {
 				return nil, errUnusual
 			}
-			v = string(x)
+			v = aliased(x)
 		case r.num == valueBool && r.typ == protowire.VarintType:
 			v = protowire.DecodeBool(r.varint())
 		case r.is(valueStruct):

@@ -235,7 +235,7 @@ func consumeValue(b []byte, s *slot, depth int) error {
 			if !utf8.Valid(x) {
 				return errUnusual
 			}
-			s.string.StringValue = string(x)
+			s.string.StringValue = aliased(x)
 			v.Kind = &s.string
 		case r.num == valueBool && r.typ == protowire.VarintType:
 			v.Kind = &structpb.Value_BoolValue{BoolValue: protowire.DecodeBool(r.varint())}
