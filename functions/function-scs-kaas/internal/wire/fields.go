@@ -97,6 +97,14 @@ func (r *fieldReader) done(m proto.Message) error {
 // consumeEntry reads a map entry with a string key and a length-delimited value, each given
 // at most once.
 func consumeEntry(b []byte) (key string, value []byte, err error) {
+	// Key, then value, each with its usual tag, as protobuf writes entries: read directly.
+	if len(b) > 1 && b[0] == tagKey {
+		if k, n := protowire.ConsumeBytes(b[1:]); n >= 0 && len(b) > 2+n && b[1+n] == tagValue {
+			if v, m := protowire.ConsumeBytes(b[2+n:]); m == len(b)-2-n && utf8.Valid(k) {
+				return aliased(k), v, nil
+			}
+		}
+	}
 	var haveKey, haveValue bool
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)

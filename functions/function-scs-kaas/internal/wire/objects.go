@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"unicode/utf8"
 
@@ -162,20 +163,33 @@ func consumeObject(b []byte, o *Object) error {
 	return r.done(&fnv1.Resource{})
 }
 
+// One-byte tags of the fields of Struct, Value and ListValue, as protobuf writes them: the
+// decoder reads fields so tagged directly; anything else goes the general way.
+const (
+	tagFields = byte(structFields)<<3 | byte(protowire.BytesType)
+	tagNumber = byte(valueNumber)<<3 | byte(protowire.Fixed64Type)
+	tagString = byte(valueString)<<3 | byte(protowire.BytesType)
+	tagStruct = byte(valueStruct)<<3 | byte(protowire.BytesType)
+	tagList   = byte(valueList)<<3 | byte(protowire.BytesType)
+	tagValues = byte(listValues)<<3 | byte(protowire.BytesType)
+	tagKey    = 1<<3 | byte(protowire.BytesType)
+	tagValue  = 2<<3 | byte(protowire.BytesType)
+)
+
 // consumeMap decodes a Struct into m, adding to the fields m has, as protobuf merges.
 func consumeMap(b []byte, m map[string]any, depth int) error {
 	if depth > maxDepth {
 		return errUnusual
 	}
-	r := fieldReader{b: b}
-	for r.next() {
-		if !r.is(structFields) {
+	for len(b) > 0 {
+		if b[0] != tagFields {
 			return errUnusual
 		}
-		entry := r.bytes()
-		if r.err != nil {
-			return r.err
+		entry, n := protowire.ConsumeBytes(b[1:])
+		if n < 0 {
+			return errUnusual
 		}
+		b = b[1+n:]
 		key, value, err := consumeEntry(entry)
 		if err != nil {
 			return err
@@ -186,13 +200,45 @@ func consumeMap(b []byte, m map[string]any, depth int) error {
 		}
 		m[key] = v
 	}
-	return r.err
+	return nil
 }
 
-// consumeAny decodes a Value into what its AsInterface returns: one kind, given once.
+// consumeAny decodes a Value into what its AsInterface returns: one kind, given once. A
+// Value that is one field with the usual tag, as nearly all are, is read directly.
 func consumeAny(b []byte, depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, errUnusual
+	}
+	if len(b) > 1 {
+		switch b[0] {
+		case tagString, tagStruct, tagList:
+			x, n := protowire.ConsumeBytes(b[1:])
+			if n != len(b)-1 {
+				break
+			}
+			switch b[0] {
+			case tagString:
+				if !utf8.Valid(x) {
+					return nil, errUnusual
+				}
+				return aliased(x), nil
+			case tagStruct:
+				m := make(map[string]any, count(x))
+				if err := consumeMap(x, m, depth+1); err != nil {
+					return nil, err
+				}
+				return m, nil
+			}
+			l, err := consumeSlice(x, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			return l, nil
+		case tagNumber:
+			if len(b) == 9 {
+				return number(math.Float64frombits(binary.LittleEndian.Uint64(b[1:]))), nil
+			}
+		}
 	}
 	var (
 		v    any
@@ -261,20 +307,20 @@ func consumeSlice(b []byte, depth int) ([]any, error) {
 		return nil, errUnusual
 	}
 	l := make([]any, 0, count(b))
-	r := fieldReader{b: b}
-	for r.next() {
-		if !r.is(listValues) {
+	for len(b) > 0 {
+		if b[0] != tagValues {
 			return nil, errUnusual
 		}
-		x := r.bytes()
-		if r.err != nil {
-			return nil, r.err
+		x, n := protowire.ConsumeBytes(b[1:])
+		if n < 0 {
+			return nil, errUnusual
 		}
+		b = b[1+n:]
 		v, err := consumeAny(x, depth+1)
 		if err != nil {
 			return nil, err
 		}
 		l = append(l, v)
 	}
-	return l, r.err
+	return l, nil
 }

@@ -138,15 +138,15 @@ func consumeStruct(b []byte, s *structpb.Struct, depth int) error {
 	if s.Fields == nil {
 		s.Fields = make(map[string]*structpb.Value, len(values))
 	}
-	r := fieldReader{b: b}
-	for i := 0; r.next(); i++ {
-		if !r.is(structFields) || i == len(values) {
+	for i := 0; len(b) > 0; i++ {
+		if b[0] != tagFields || i == len(values) {
 			return errUnusual
 		}
-		entry := r.bytes()
-		if r.err != nil {
-			return r.err
+		entry, n := protowire.ConsumeBytes(b[1:])
+		if n < 0 {
+			return errUnusual
 		}
+		b = b[1+n:]
 		key, value, err := consumeEntry(entry)
 		if err != nil {
 			return err
@@ -156,7 +156,7 @@ func consumeStruct(b []byte, s *structpb.Struct, depth int) error {
 		}
 		s.Fields[key] = &values[i].value
 	}
-	return r.err
+	return nil
 }
 
 func consumeList(b []byte, l *structpb.ListValue, depth int) error {
@@ -167,21 +167,21 @@ func consumeList(b []byte, l *structpb.ListValue, depth int) error {
 	if l.Values == nil {
 		l.Values = make([]*structpb.Value, 0, len(values))
 	}
-	r := fieldReader{b: b}
-	for i := 0; r.next(); i++ {
-		if !r.is(listValues) || i == len(values) {
+	for i := 0; len(b) > 0; i++ {
+		if b[0] != tagValues || i == len(values) {
 			return errUnusual
 		}
-		value := r.bytes()
-		if r.err != nil {
-			return r.err
+		value, n := protowire.ConsumeBytes(b[1:])
+		if n < 0 {
+			return errUnusual
 		}
+		b = b[1+n:]
 		if err := consumeValue(value, &values[i], depth+1); err != nil {
 			return err
 		}
 		l.Values = append(l.Values, &values[i].value)
 	}
-	return r.err
+	return nil
 }
 
 // count is the number of fields in b, or 0 where b is not well formed (which the decoder
@@ -217,6 +217,17 @@ func consumeValue(b []byte, s *slot, depth int) error {
 		return errUnusual
 	}
 	v := &s.value
+	// One field with its usual tag, as nearly every Value is: read directly.
+	if len(b) > 1 && b[0] == tagString {
+		if x, n := protowire.ConsumeBytes(b[1:]); n == len(b)-1 {
+			if !utf8.Valid(x) {
+				return errUnusual
+			}
+			s.string.StringValue = aliased(x)
+			v.Kind = &s.string
+			return nil
+		}
+	}
 	r := fieldReader{b: b}
 	for r.next() {
 		if v.Kind != nil {

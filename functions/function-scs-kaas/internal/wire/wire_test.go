@@ -468,6 +468,14 @@ func BenchmarkCodec(b *testing.B) {
 			}
 		}
 	})
+	b.Run("UnmarshalRequest/wire", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := UnmarshalRequest(raw, &Request{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	rsp := &fnv1.RunFunctionResponse{Meta: &fnv1.ResponseMeta{Tag: "t"}, Desired: req.GetObserved()}
 	b.Run("Marshal/protobuf-go", func(b *testing.B) {
 		b.ReportAllocs()
