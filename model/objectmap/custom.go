@@ -1,6 +1,11 @@
+// The custom types that rendered and observed objects hold many of (IntOrString,
+// RawExtension, metav1.Time), converted here as the converter converts them, without the
+// JSON round trip it takes for them.
+
 package objectmap
 
 import (
+	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -42,6 +47,31 @@ var (
 )
 
 const maxRawExtensions = 256
+
+// encodeCustom converts the custom types a rendered object holds, or a pointer to one, as
+// the converter does; ok is false for the others. The converter takes a pointer to such a
+// type as a custom type of its own: nil is nil, else what the value converts to.
+func encodeCustom(ti *typeInfo, v reflect.Value) (out any, ok bool, err error) {
+	t := ti.t
+	if t.Kind() == reflect.Pointer {
+		if t = t.Elem(); t != rawExtensionType && t != intOrStringType {
+			return nil, false, nil
+		}
+		if v.IsNil() {
+			return nil, true, nil
+		}
+		ti, v = ti.elemInfo(), v.Elem()
+	}
+	switch t {
+	case rawExtensionType:
+		out, err := encodeRawExtension(ti, v)
+		return out, true, err
+	case intOrStringType:
+		out, ok := encodeIntOrString(v)
+		return out, ok, nil
+	}
+	return nil, false, nil
+}
 
 // encodeRawExtension returns what the converter returns for a RawExtension.
 func encodeRawExtension(ti *typeInfo, v reflect.Value) (any, error) {
@@ -93,4 +123,38 @@ func copyJSON(v any) (any, bool) {
 		return out, true
 	}
 	return nil, false
+}
+
+// decodeIntOrString sets v, an IntOrString, from src as its UnmarshalJSON does from src's
+// JSON, and reports whether it did: a string (valid UTF-8, which JSON keeps as it is) or a
+// whole number within int32. The rest, errors included, goes the JSON way.
+func decodeIntOrString(src any, v reflect.Value) bool {
+	if v.Type() != intOrStringType || !v.CanAddr() {
+		return false
+	}
+	x, _ := v.Addr().Interface().(*intstr.IntOrString)
+	var f float64
+	switch s := src.(type) {
+	case string:
+		if !utf8.ValidString(s) {
+			return false
+		}
+		// UnmarshalJSON sets the type and the string only.
+		x.Type, x.StrVal = intstr.String, s
+		return true
+	case float64:
+		f = s
+	case int64:
+		f = float64(s)
+		if int64(f) != s {
+			return false
+		}
+	default:
+		return false
+	}
+	if f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
+		return false
+	}
+	x.Type, x.IntVal = intstr.Int, int32(f)
+	return true
 }

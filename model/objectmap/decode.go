@@ -307,6 +307,9 @@ func (d decoder) field(v reflect.Value, di *decodeInfo, k string) (reflect.Value
 // decodeSelf hands a type that decodes itself its JSON, as encoding/json does; errors are
 // left to encoding/json, which reports them in its own words.
 func decodeSelf(src any, v reflect.Value) error {
+	if decodeIntOrString(src, v) {
+		return nil
+	}
 	raw, err := json.Marshal(src)
 	if err != nil {
 		return errFallback

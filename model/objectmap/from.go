@@ -41,7 +41,35 @@ func FromUnstructured(u map[string]any, obj any) error {
 	return err
 }
 
-var timeType = reflect.TypeFor[metav1.Time]()
+var (
+	timeType        = reflect.TypeFor[metav1.Time]()
+	timePointerType = reflect.TypeFor[*metav1.Time]()
+)
+
+// decodeTime sets dv, a metav1.Time or a pointer to one, from src and reports whether it
+// did. metav1.Time decodes itself from JSON: the converter writes src as JSON for it. A
+// timestamp it parses is the time it sets, as the converter's way would; the rest, errors
+// included, is the converter's.
+func decodeTime(ti *typeInfo, src any, dv reflect.Value) bool {
+	if ti.t != timeType && ti.t != timePointerType {
+		return false
+	}
+	s, ok := src.(string)
+	if !ok {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return false
+	}
+	mt := metav1.NewTime(t.Local())
+	if ti.t == timePointerType {
+		dv.Set(reflect.ValueOf(&mt))
+	} else {
+		dv.Set(reflect.ValueOf(mt))
+	}
+	return true
+}
 
 // errConvert stands for any error: the converter says which.
 var errConvert = errors.New("objectmap: cannot convert")
@@ -61,15 +89,8 @@ func fromValue(ti *typeInfo, src any, dv reflect.Value) error {
 			return err
 		}
 	}
-	if ti.t == timeType {
-		// metav1.Time decodes itself from JSON: the converter writes src as JSON for it.
-		// A timestamp it parses is the time it sets, as the converter's way would.
-		if s, ok := src.(string); ok {
-			if t, err := time.Parse(time.RFC3339, s); err == nil {
-				dv.Set(reflect.ValueOf(metav1.NewTime(t.Local())))
-				return nil
-			}
-		}
+	if decodeTime(ti, src, dv) {
+		return nil
 	}
 	if ti.fromCustom {
 		return ti.entry.FromUnstructured(reflect.ValueOf(src), dv)

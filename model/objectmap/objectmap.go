@@ -6,8 +6,10 @@
 //
 // Values of types with their own conversion (metav1.Time, resource.Quantity,
 // runtime.RawExtension, anything that implements json.Marshaler) go through the same
-// structured-merge-diff entry the converter uses. Whatever this package does not handle
-// the converter's way falls back to the converter itself.
+// structured-merge-diff entry the converter uses, but for the few a rendered object holds
+// many of, which custom.go converts with the converter's results and without its JSON round
+// trip. Whatever this package does not handle the converter's way falls back to the
+// converter itself.
 package objectmap
 
 import (
@@ -139,13 +141,8 @@ func fieldOf(f *field, sf reflect.StructField, i int) {
 // toUnstructured sets it.
 func encode(ti *typeInfo, v reflect.Value) (any, error) {
 	if ti.custom {
-		switch ti.t {
-		case rawExtensionType:
-			return encodeRawExtension(ti, v)
-		case intOrStringType:
-			if out, ok := encodeIntOrString(v); ok {
-				return out, nil
-			}
+		if out, ok, err := encodeCustom(ti, v); ok {
+			return out, err
 		}
 		return ti.entry.ToUnstructured(v)
 	}
