@@ -42,7 +42,7 @@ func (c *CLI) Run() error {
 
 // gcPercent is the function's garbage collection target unless GOGC says otherwise: the
 // heap may grow by twice what is live before the next collection, rather than Go's once. The
-// live heap is a few MiB, and a call allocates about 200 KiB, so at Go's default a collection
+// live heap is a few MiB, and a call allocates about 150 KiB, so at Go's default a collection
 // ran every twenty calls or so and took a fifth of the CPU; at 200 the CPU per call is a
 // fifth lower for 3 MiB more memory (docs/performance.md).
 const gcPercent = 200
