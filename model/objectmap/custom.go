@@ -98,31 +98,13 @@ func encodeRawExtension(ti *typeInfo, v reflect.Value) (any, error) {
 // copyJSON returns a deep copy of a JSON value as the converter gives it, false for any
 // other value.
 func copyJSON(v any) (any, bool) {
-	switch x := v.(type) {
-	case nil, string, bool, int64, float64:
-		return x, true
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			c, ok := copyJSON(e)
-			if !ok {
-				return nil, false
-			}
-			out[k] = c
+	return copyTree(v, func(leaf any) (any, bool) {
+		switch leaf.(type) {
+		case nil, string, bool, int64, float64:
+			return leaf, true
 		}
-		return out, true
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			c, ok := copyJSON(e)
-			if !ok {
-				return nil, false
-			}
-			out[i] = c
-		}
-		return out, true
-	}
-	return nil, false
+		return nil, false
+	})
 }
 
 // decodeIntOrString sets v, an IntOrString, from src as its UnmarshalJSON does from src's

@@ -326,17 +326,27 @@ func decodeSelf(src any, v reflect.Value) error {
 // jsonCopy copies a JSON value as encoding/json would decode it into an empty interface:
 // numbers become float64. ok is false for what is not a JSON value.
 func jsonCopy(src any) (any, bool) {
-	switch x := src.(type) {
-	case float64:
-		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
-	case nil, string, bool:
-		return x, true
-	case int64:
-		return float64(x), true
+	return copyTree(src, func(leaf any) (any, bool) {
+		switch x := leaf.(type) {
+		case float64:
+			return x, !math.IsNaN(x) && !math.IsInf(x, 0)
+		case nil, string, bool:
+			return x, true
+		case int64:
+			return float64(x), true
+		}
+		return nil, false
+	})
+}
+
+// copyTree copies the maps and slices of a JSON value, and its other values as leaf
+// returns them; ok is false where leaf refuses one.
+func copyTree(v any, leaf func(any) (any, bool)) (any, bool) {
+	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			c, ok := jsonCopy(e)
+			c, ok := copyTree(e, leaf)
 			if !ok {
 				return nil, false
 			}
@@ -346,7 +356,7 @@ func jsonCopy(src any) (any, bool) {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			c, ok := jsonCopy(e)
+			c, ok := copyTree(e, leaf)
 			if !ok {
 				return nil, false
 			}
@@ -354,7 +364,7 @@ func jsonCopy(src any) (any, bool) {
 		}
 		return out, true
 	}
-	return nil, false
+	return leaf(v)
 }
 
 func isASCII(s string) bool {

@@ -79,36 +79,6 @@ func handDecodeObjects(b []byte, req *Request) (err error) {
 	return consumeRequest(bytes.Clone(b), req.Proto, req)
 }
 
-// consumeObservedState decodes an observed State: its composite into s, its composed
-// resources into objects.
-func consumeObservedState(b []byte, s *fnv1.State, objects map[string]Object) error {
-	r := fieldReader{b: b}
-	for r.next() {
-		switch {
-		case r.is(stateComposite):
-			if s.Composite == nil {
-				s.Composite = &fnv1.Resource{}
-			}
-			if err := consumeResource(r.bytes(), s.Composite, 2); err != nil {
-				return err
-			}
-		case r.is(stateResources):
-			name, value, err := consumeEntry(r.bytes())
-			if err != nil {
-				return err
-			}
-			o := Object{Resource: map[string]any{}}
-			if err := consumeObject(value, &o); err != nil {
-				return err
-			}
-			objects[name] = o
-		default:
-			r.keep()
-		}
-	}
-	return r.done(s)
-}
-
 // consumeRequiredEntry decodes a map entry of Resources into required.
 func consumeRequiredEntry(b []byte, required map[string][]map[string]any) error {
 	name, value, err := consumeEntry(b)
@@ -146,14 +116,9 @@ func consumeObject(b []byte, o *Object) error {
 				return err
 			}
 		case r.is(resourceConnDetails):
-			key, value, err := consumeEntry(r.bytes())
-			if err != nil {
+			if err := consumeConnectionDetail(r.bytes(), &o.ConnectionDetails); err != nil {
 				return err
 			}
-			if o.ConnectionDetails == nil {
-				o.ConnectionDetails = map[string][]byte{}
-			}
-			o.ConnectionDetails[key] = append([]byte{}, value...)
 		default:
 			// Ready, which an observed resource does not use, and fields the function does
 			// not know: protobuf-go checks them.
@@ -182,18 +147,11 @@ func consumeMap(b []byte, m map[string]any, depth int) error {
 		return errUnusual
 	}
 	for len(b) > 0 {
-		if b[0] != tagFields {
-			return errUnusual
-		}
-		entry, n := protowire.ConsumeBytes(b[1:])
-		if n < 0 {
-			return errUnusual
-		}
-		b = b[1+n:]
-		key, value, err := consumeEntry(entry)
+		key, value, rest, err := nextField(b)
 		if err != nil {
 			return err
 		}
+		b = rest
 		v, err := consumeAny(value, depth+1)
 		if err != nil {
 			return err

@@ -22,27 +22,26 @@ const (
 // consumeRequest decodes b into req, merging as protobuf does; with objects, the observed
 // composed resources and the required resources go there instead, as maps.
 func consumeRequest(b []byte, req *fnv1.RunFunctionRequest, objects *Request) error {
+	var observed map[string]Object
+	if objects != nil {
+		observed = objects.Observed
+	}
 	r := fieldReader{b: b}
 	for r.next() {
 		var err error
 		switch {
-		case objects != nil && r.is(requestObserved):
-			if req.Observed == nil {
-				req.Observed = &fnv1.State{}
-			}
-			err = consumeObservedState(r.bytes(), req.Observed, objects.Observed)
-		case objects != nil && r.is(requestRequiredResources):
-			err = consumeRequiredEntry(r.bytes(), objects.Required)
 		case r.is(requestObserved):
 			if req.Observed == nil {
 				req.Observed = &fnv1.State{}
 			}
-			err = consumeState(r.bytes(), req.Observed, 1)
+			err = consumeState(r.bytes(), req.Observed, 1, observed)
+		case objects != nil && r.is(requestRequiredResources):
+			err = consumeRequiredEntry(r.bytes(), objects.Required)
 		case r.is(requestDesired):
 			if req.Desired == nil {
 				req.Desired = &fnv1.State{}
 			}
-			err = consumeState(r.bytes(), req.Desired, 1)
+			err = consumeState(r.bytes(), req.Desired, 1, nil)
 		case r.is(requestInput):
 			if req.Input == nil {
 				req.Input = &structpb.Struct{}

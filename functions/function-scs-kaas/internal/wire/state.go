@@ -81,8 +81,9 @@ func appendResource(b []byte, r *fnv1.Resource) ([]byte, error) {
 	return append(b, r.ProtoReflect().GetUnknown()...), nil
 }
 
-// consumeState decodes b into s, merging as protobuf does.
-func consumeState(b []byte, s *fnv1.State, depth int) error {
+// consumeState decodes b into s, merging as protobuf does; with objects, its composed
+// resources go there instead, as maps.
+func consumeState(b []byte, s *fnv1.State, depth int, objects map[string]Object) error {
 	if depth > maxDepth {
 		return errUnusual
 	}
@@ -100,6 +101,14 @@ func consumeState(b []byte, s *fnv1.State, depth int) error {
 			name, value, err := consumeEntry(r.bytes())
 			if err != nil {
 				return err
+			}
+			if objects != nil {
+				o := Object{Resource: map[string]any{}}
+				if err := consumeObject(value, &o); err != nil {
+					return err
+				}
+				objects[name] = o
+				continue
 			}
 			res := &fnv1.Resource{}
 			if err := consumeResource(value, res, depth+1); err != nil {
@@ -132,14 +141,9 @@ func consumeResource(b []byte, res *fnv1.Resource, depth int) error {
 				return err
 			}
 		case r.is(resourceConnDetails):
-			key, value, err := consumeEntry(r.bytes())
-			if err != nil {
+			if err := consumeConnectionDetail(r.bytes(), &res.ConnectionDetails); err != nil {
 				return err
 			}
-			if res.ConnectionDetails == nil {
-				res.ConnectionDetails = map[string][]byte{}
-			}
-			res.ConnectionDetails[key] = append([]byte{}, value...)
 		case r.num == resourceReady && r.typ == protowire.VarintType:
 			res.Ready = fnv1.Ready(int32(r.varint())) //nolint:gosec // an enum is an int32 varint; protobuf truncates the same way
 		default:
@@ -147,4 +151,19 @@ func consumeResource(b []byte, res *fnv1.Resource, depth int) error {
 		}
 	}
 	return r.done(res)
+}
+
+// consumeConnectionDetail decodes a map entry of a Resource's connection details into
+// details, made when it is the first.
+func consumeConnectionDetail(b []byte, details *map[string][]byte) error {
+	key, value, err := consumeEntry(b)
+	if err != nil {
+		return err
+	}
+	if *details == nil {
+		*details = map[string][]byte{}
+	}
+	// A copy: the decoded strings share the request's bytes, a secret's value does not.
+	(*details)[key] = append([]byte{}, value...)
+	return nil
 }

@@ -139,18 +139,14 @@ func consumeStruct(b []byte, s *structpb.Struct, depth int) error {
 		s.Fields = make(map[string]*structpb.Value, len(values))
 	}
 	for i := 0; len(b) > 0; i++ {
-		if b[0] != tagFields || i == len(values) {
+		if i == len(values) {
 			return errUnusual
 		}
-		entry, n := protowire.ConsumeBytes(b[1:])
-		if n < 0 {
-			return errUnusual
-		}
-		b = b[1+n:]
-		key, value, err := consumeEntry(entry)
+		key, value, rest, err := nextField(b)
 		if err != nil {
 			return err
 		}
+		b = rest
 		if err := consumeValue(value, &values[i], depth+1); err != nil {
 			return err
 		}
@@ -182,6 +178,20 @@ func consumeList(b []byte, l *structpb.ListValue, depth int) error {
 		l.Values = append(l.Values, &values[i].value)
 	}
 	return nil
+}
+
+// nextField reads the first entry of the fields of a Struct in b: its key and value, and
+// what follows it. Only the usual one-byte tag is read; anything else is errUnusual.
+func nextField(b []byte) (key string, value, rest []byte, err error) {
+	if b[0] != tagFields {
+		return "", nil, nil, errUnusual
+	}
+	entry, n := protowire.ConsumeBytes(b[1:])
+	if n < 0 {
+		return "", nil, nil, errUnusual
+	}
+	key, value, err = consumeEntry(entry)
+	return key, value, b[1+n:], err
 }
 
 // count is the number of fields in b, or 0 where b is not well formed (which the decoder
