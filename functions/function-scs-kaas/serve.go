@@ -112,7 +112,7 @@ func newServer(f *Function, so *function.ServeOptions) (*grpc.Server, *grpcprome
 // runnerService is the v1 FunctionRunnerService, as function-sdk-go generates it but for
 // the type its method decodes requests into: a wire.Request, whose observed and required
 // resources go from the wire straight into maps, rather than a RunFunctionRequest of
-// protobuf Structs that the function would convert to maps (a third of a call).
+// protobuf Structs that the function would convert to maps (docs/performance.md).
 var runnerService = grpc.ServiceDesc{
 	ServiceName: fnv1.FunctionRunnerService_ServiceDesc.ServiceName,
 	HandlerType: (*fnv1.FunctionRunnerServiceServer)(nil),

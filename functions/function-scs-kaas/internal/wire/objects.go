@@ -14,7 +14,7 @@ import (
 // Request is a RunFunctionRequest as the function reads it: the observed composed resources
 // and the required resources as the maps structpb's AsMap returns, everything else as
 // protobuf-go's types. The function reads those resources only as maps; decoding them from
-// the wire into Structs first, only to convert them, was a third of a call.
+// the wire into Structs first, only to convert them, was a tenth of a call's CPU.
 type Request struct {
 	// Proto is the request. Where UnmarshalRequest took it from the wire, its observed
 	// composed resources and required resources are empty: they are in Observed and Required.
