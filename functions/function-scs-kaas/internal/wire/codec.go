@@ -63,12 +63,14 @@ func (Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if m == nil && (!isRequest || req == nil) {
 		return fmt.Errorf("failed to unmarshal, message is %T, want proto.Message", v)
 	}
+	if isRequest {
+		// A copy of its own, which the decoded strings alias: one copy, not a pooled one
+		// and a copy of that.
+		return unmarshalOwnedRequest(data.Materialize(), req)
+	}
 	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
 	defer buf.Free()
-	// The decoders copy what they keep: nothing of the pooled buffer outlives this call.
-	if isRequest {
-		return UnmarshalRequest(buf.ReadOnlyData(), req)
-	}
+	// Unmarshal copies what it keeps: nothing of the pooled buffer outlives this call.
 	return Unmarshal(buf.ReadOnlyData(), m)
 }
 

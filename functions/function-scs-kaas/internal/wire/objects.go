@@ -55,6 +55,12 @@ func NewRequest(req *fnv1.RunFunctionRequest) *Request {
 // proto.Unmarshal decodes from b, or its error. The resources go from the wire straight into
 // maps; anything the hand decoder does not take goes to protobuf-go and NewRequest whole.
 func UnmarshalRequest(b []byte, req *Request) error {
+	return unmarshalOwnedRequest(bytes.Clone(b), req)
+}
+
+// unmarshalOwnedRequest is UnmarshalRequest of bytes nobody else holds and that nobody
+// changes afterwards: the decoded strings alias them (aliased).
+func unmarshalOwnedRequest(b []byte, req *Request) error {
 	*req = Request{Proto: &fnv1.RunFunctionRequest{}, Observed: map[string]Object{}, Required: map[string][]map[string]any{}}
 	if handDecodeObjects(b, req) == nil {
 		return nil
@@ -68,42 +74,14 @@ func UnmarshalRequest(b []byte, req *Request) error {
 }
 
 // handDecodeObjects is consumeRequest into req, with a panic turned into errUnusual as in
-// handDecode.
+// handDecode. The decoded strings alias b.
 func handDecodeObjects(b []byte, req *Request) (err error) {
 	defer func() {
 		if recover() != nil {
 			err = errUnusual
 		}
 	}()
-	// The decoded strings alias a copy of b, one allocation for all (aliased).
-	return consumeRequest(bytes.Clone(b), req.Proto, req)
-}
-
-// consumeRequiredEntry decodes a map entry of Resources into required.
-func consumeRequiredEntry(b []byte, required map[string][]map[string]any) error {
-	name, value, err := consumeEntry(b)
-	if err != nil {
-		return err
-	}
-	items := make([]map[string]any, 0, 1)
-	r := fieldReader{b: value}
-	for r.next() {
-		if !r.is(resourcesItems) {
-			r.keep()
-			continue
-		}
-		o := Object{Resource: map[string]any{}}
-		if err := consumeObject(r.bytes(), &o); err != nil {
-			return err
-		}
-		items = append(items, o.Resource)
-	}
-	// What the maps leave out protobuf-go still checks, as it would in the whole request.
-	if err := r.done(&fnv1.Resources{}); err != nil {
-		return err
-	}
-	required[name] = items
-	return nil
+	return consumeRequest(b, req.Proto, req)
 }
 
 // consumeObject decodes a Resource into o, merging as protobuf does.

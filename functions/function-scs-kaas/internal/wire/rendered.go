@@ -154,10 +154,7 @@ func appendRendered(b []byte, rendered map[string]Rendered) ([]byte, error) {
 		b, start = beginNested(b, resourceStruct)
 		b = append(b, x.Struct...)
 		b = endNested(b, start)
-		if x.Ready != 0 {
-			b = protowire.AppendTag(b, resourceReady, protowire.VarintType)
-			b = protowire.AppendVarint(b, uint64(int64(x.Ready))) //nolint:gosec // an enum is a sign-extended int32 varint
-		}
+		b = appendReady(b, x.Ready)
 		b = endEntry(b, entry, value)
 	}
 	return b, nil

@@ -22,9 +22,12 @@ const (
 // consumeRequest decodes b into req, merging as protobuf does; with objects, the observed
 // composed resources and the required resources go there instead, as maps.
 func consumeRequest(b []byte, req *fnv1.RunFunctionRequest, objects *Request) error {
-	var observed map[string]Object
+	var (
+		observed map[string]Object
+		required map[string][]map[string]any
+	)
 	if objects != nil {
-		observed = objects.Observed
+		observed, required = objects.Observed, objects.Required
 	}
 	r := fieldReader{b: b}
 	for r.next() {
@@ -35,8 +38,6 @@ func consumeRequest(b []byte, req *fnv1.RunFunctionRequest, objects *Request) er
 				req.Observed = &fnv1.State{}
 			}
 			err = consumeState(r.bytes(), req.Observed, 1, observed)
-		case objects != nil && r.is(requestRequiredResources):
-			err = consumeRequiredEntry(r.bytes(), objects.Required)
 		case r.is(requestDesired):
 			if req.Desired == nil {
 				req.Desired = &fnv1.State{}
@@ -53,17 +54,17 @@ func consumeRequest(b []byte, req *fnv1.RunFunctionRequest, objects *Request) er
 			}
 			err = consumeStruct(r.bytes(), req.Context, 1)
 		case r.is(requestRequiredResources):
-			if req.RequiredResources == nil {
+			if req.RequiredResources == nil && required == nil {
 				req.RequiredResources = map[string]*fnv1.Resources{}
 			}
-			err = consumeResourcesEntry(r.bytes(), req.RequiredResources)
+			err = consumeResourcesEntry(r.bytes(), req.RequiredResources, required)
 		case r.is(requestExtraResources):
 			// Deprecated for required_resources, which the function reads; a request may
 			// still carry it, and it is decoded as protobuf-go would.
 			if req.ExtraResources == nil { //nolint:staticcheck // see above
 				req.ExtraResources = map[string]*fnv1.Resources{} //nolint:staticcheck // see above
 			}
-			err = consumeResourcesEntry(r.bytes(), req.ExtraResources) //nolint:staticcheck // see above
+			err = consumeResourcesEntry(r.bytes(), req.ExtraResources, nil) //nolint:staticcheck // see above
 		default:
 			r.keep()
 		}
@@ -74,33 +75,46 @@ func consumeRequest(b []byte, req *fnv1.RunFunctionRequest, objects *Request) er
 	return r.done(req)
 }
 
-// consumeResourcesEntry decodes a map entry of Resources into m.
-func consumeResourcesEntry(b []byte, m map[string]*fnv1.Resources) error {
+// consumeResourcesEntry decodes a map entry of Resources into m, merging as protobuf does;
+// with objects, its items go there instead, as maps.
+func consumeResourcesEntry(b []byte, m map[string]*fnv1.Resources, objects map[string][]map[string]any) error {
 	name, value, err := consumeEntry(b)
 	if err != nil {
 		return err
 	}
 	rs := &fnv1.Resources{}
-	if err := consumeResources(value, rs); err != nil {
+	var items []map[string]any
+	if objects != nil {
+		items = make([]map[string]any, 0, 1)
+	}
+	r := fieldReader{b: value}
+	for r.next() {
+		switch {
+		case !r.is(resourcesItems):
+			r.keep()
+		case objects != nil:
+			o := Object{Resource: map[string]any{}}
+			if err := consumeObject(r.bytes(), &o); err != nil {
+				return err
+			}
+			items = append(items, o.Resource)
+		default:
+			res := &fnv1.Resource{}
+			if err := consumeResource(r.bytes(), res, 3); err != nil {
+				return err
+			}
+			rs.Items = append(rs.Items, res)
+		}
+	}
+	// With objects, rs takes only what the maps leave out, for protobuf-go to check as it
+	// would in the whole request.
+	if err := r.done(rs); err != nil {
 		return err
 	}
-	m[name] = rs
-	return nil
-}
-
-// consumeResources decodes b into rs, merging as protobuf does.
-func consumeResources(b []byte, rs *fnv1.Resources) error {
-	r := fieldReader{b: b}
-	for r.next() {
-		if !r.is(resourcesItems) {
-			r.keep()
-			continue
-		}
-		res := &fnv1.Resource{}
-		if err := consumeResource(r.bytes(), res, 3); err != nil {
-			return err
-		}
-		rs.Items = append(rs.Items, res)
+	if objects != nil {
+		objects[name] = items
+	} else {
+		m[name] = rs
 	}
-	return r.done(rs)
+	return nil
 }

@@ -74,10 +74,7 @@ func appendResource(b []byte, r *fnv1.Resource) ([]byte, error) {
 		b = append(b, v...)
 		b = endEntry(b, entry, value)
 	}
-	if ready := r.GetReady(); ready != 0 {
-		b = protowire.AppendTag(b, resourceReady, protowire.VarintType)
-		b = protowire.AppendVarint(b, uint64(int64(ready))) //nolint:gosec // an enum is a sign-extended int32 varint
-	}
+	b = appendReady(b, r.GetReady())
 	return append(b, r.ProtoReflect().GetUnknown()...), nil
 }
 
@@ -166,4 +163,13 @@ func consumeConnectionDetail(b []byte, details *map[string][]byte) error {
 	// A copy: the decoded strings share the request's bytes, a secret's value does not.
 	(*details)[key] = append([]byte{}, value...)
 	return nil
+}
+
+// appendReady appends a Resource's readiness, where it is not the default.
+func appendReady(b []byte, ready fnv1.Ready) []byte {
+	if ready == 0 {
+		return b
+	}
+	b = protowire.AppendTag(b, resourceReady, protowire.VarintType)
+	return protowire.AppendVarint(b, uint64(int64(ready))) //nolint:gosec // an enum is a sign-extended int32 varint
 }

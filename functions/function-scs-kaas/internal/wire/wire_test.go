@@ -417,6 +417,11 @@ func TestCodecThroughGRPCBuffers(t *testing.T) {
 	if diff := cmp.Diff(req, got, protocmp.Transform()); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
+	objects := &Request{}
+	if err := (Codec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer(data.Materialize())}, objects); err != nil {
+		t.Fatal(err)
+	}
+	compareRequests(t, NewRequest(req), objects)
 	if _, err := (Codec{}).Marshal("not a message"); err == nil {
 		t.Error("Marshal took a string")
 	}
