@@ -129,13 +129,11 @@ func encodeResources(resources []model.Resource, ready map[string]bool) (map[str
 }
 
 // encodeComposite returns the desired composite resource: what earlier pipeline steps
-// desired, with this API's status fields and connection details set.
-func encodeComposite(desired *fnv1.Resource, status kaasv1alpha1.ClusterStatus, details map[string][]byte) (*fnv1.Resource, error) {
-	st, err := typedStruct(&status)
-	if err != nil {
-		return nil, fmt.Errorf("cannot encode the composite resource's status: %w", err)
-	}
-
+// desired, with this API's status fields and connection details set. The status comes
+// apart, encoded straight from the typed status (wire.AppendTyped), unless earlier steps
+// desired status fields of their own to merge it with: building a protobuf Struct of it
+// only to encode that took as long as encoding the rest of the response.
+func encodeComposite(desired *fnv1.Resource, status kaasv1alpha1.ClusterStatus, details map[string][]byte) (*fnv1.Resource, []byte, error) {
 	out := &fnv1.Resource{Resource: &structpb.Struct{Fields: map[string]*structpb.Value{}}, ConnectionDetails: map[string][]byte{}}
 	if desired != nil {
 		for k, v := range desired.GetResource().GetFields() {
@@ -146,16 +144,27 @@ func encodeComposite(desired *fnv1.Resource, status kaasv1alpha1.ClusterStatus, 
 		}
 		out.Ready = desired.GetReady()
 	}
-	merged := &structpb.Struct{Fields: map[string]*structpb.Value{}}
-	for k, v := range out.Resource.GetFields()["status"].GetStructValue().GetFields() {
+	for k, v := range details {
+		out.ConnectionDetails[k] = v
+	}
+	earlier := out.Resource.GetFields()["status"].GetStructValue().GetFields()
+	if len(earlier) == 0 {
+		if b, ok := wire.AppendTyped(nil, &status); ok {
+			delete(out.Resource.Fields, "status")
+			return out, b, nil
+		}
+	}
+	st, err := typedStruct(&status)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot encode the composite resource's status: %w", err)
+	}
+	merged := &structpb.Struct{Fields: make(map[string]*structpb.Value, len(earlier)+len(st.GetFields()))}
+	for k, v := range earlier {
 		merged.Fields[k] = v
 	}
 	for k, v := range st.GetFields() {
 		merged.Fields[k] = v
 	}
 	out.Resource.Fields["status"] = structpb.NewStructValue(merged)
-	for k, v := range details {
-		out.ConnectionDetails[k] = v
-	}
-	return out, nil
+	return out, nil, nil
 }

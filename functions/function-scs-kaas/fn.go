@@ -108,7 +108,7 @@ func (f *Function) runFunction(req *wire.Request) *wire.Response {
 		return &wire.Response{Proto: rsp}
 	}
 
-	rendered, err := encodeOutput(rsp, out, in.Cluster.Namespace != "")
+	res, err := encodeOutput(rsp, out, in.Cluster.Namespace != "")
 	if err != nil {
 		// encodeOutput changes the response only once everything is encoded, so the
 		// desired state is still what came in.
@@ -119,7 +119,7 @@ func (f *Function) runFunction(req *wire.Request) *wire.Response {
 	}
 	f.log.Debug("Rendered", "xr", xr, "backend", out.Environment.Backend, "environment", out.Environment.Name,
 		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources), "unready", unreadyResources{out})
-	return &wire.Response{Proto: rsp, Rendered: rendered}
+	return res
 }
 
 // refuse ends the pipeline with a Fatal result, which stops Crossplane before it applies or
@@ -133,9 +133,9 @@ func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFu
 }
 
 // encodeOutput writes the composite's status, conditions, warnings and connection details
-// into the response, and returns the desired composed resources, which replace those of
-// the same names that earlier pipeline steps desired.
-func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced bool) (map[string]wire.Rendered, error) {
+// into the response, and returns it with the desired composed resources, which replace
+// those of the same names that earlier pipeline steps desired.
+func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced bool) (*wire.Response, error) {
 	obs := out.Observation
 	rendered, err := encodeResources(out.Rendering.Resources, obs.ResourceReady)
 	if err != nil {
@@ -147,7 +147,7 @@ func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced b
 		// composed resource.
 		details = nil
 	}
-	composite, err := encodeComposite(rsp.GetDesired().GetComposite(), out.Status, details)
+	composite, status, err := encodeComposite(rsp.GetDesired().GetComposite(), out.Status, details)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced b
 		setCondition(rsp, c)
 	}
 	setSpecSupported(rsp, out.Rendering.Unsupported)
-	return rendered, nil
+	return &wire.Response{Proto: rsp, Rendered: rendered, Status: status}, nil
 }
 
 // setStalled says whether the cluster can progress without a change by someone: not when

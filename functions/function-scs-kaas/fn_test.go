@@ -324,3 +324,31 @@ func gardenerReady(t testing.TB) *fnv1.RunFunctionRequest {
 	req := requestFor(t, readObject(t, exampleXR), readObjects(t, exampleEnvironment), readObjects(t, exampleObservedReady)...)
 	return withConnectionSecret(t, req, "gardener-kubeconfig", exampleKubeconfig)
 }
+
+// TestRunFunctionKeepsEarlierComposite: what earlier pipeline steps desired of the composite
+// resource stays, its status fields merged with this API's, which win; served as by
+// RunFunction.
+func TestRunFunctionKeepsEarlierComposite(t *testing.T) {
+	fn := NewFunction(logging.NewNopLogger())
+	base, err := fn.RunFunction(context.Background(), gardenerReady(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := gardenerReady(t)
+	req.Desired = &fnv1.State{Composite: &fnv1.Resource{
+		Resource:          resource.MustStructJSON(`{"metadata":{"annotations":{"platform":"kept"}},"status":{"fromEarlierStep":"kept","phase":"Overwritten"}}`),
+		ConnectionDetails: map[string][]byte{"earlier": []byte("kept")},
+	}}
+	rsp, err := fn.RunFunction(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := proto.Clone(base.GetDesired().GetComposite()).(*fnv1.Resource)
+	want.Resource.Fields["metadata"] = structpb.NewStructValue(resource.MustStructJSON(`{"annotations":{"platform":"kept"}}`))
+	want.Resource.Fields["status"].GetStructValue().Fields["fromEarlierStep"] = structpb.NewStringValue("kept")
+	want.ConnectionDetails["earlier"] = []byte("kept")
+	if diff := cmp.Diff(want, rsp.GetDesired().GetComposite(), protocmp.Transform()); diff != "" {
+		t.Errorf("desired composite (-want +got):\n%s", diff)
+	}
+	checkWire(t, fn, req, rsp)
+}

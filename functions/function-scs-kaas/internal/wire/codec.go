@@ -88,13 +88,13 @@ func handDecode(b []byte, req *fnv1.RunFunctionRequest) (err error) {
 }
 
 // handEncode is appendResponse with a panic turned into errUnusual, as handDecode.
-func handEncode(b []byte, rsp *fnv1.RunFunctionResponse, rendered map[string]Rendered) (out []byte, err error) {
+func handEncode(b []byte, rsp *fnv1.RunFunctionResponse, rendered map[string]Rendered, status []byte) (out []byte, err error) {
 	defer func() {
 		if recover() != nil {
 			out, err = nil, errUnusual
 		}
 	}()
-	return appendResponse(b, rsp, rendered)
+	return appendResponse(b, rsp, rendered, status)
 }
 
 func messageOf(v any) proto.Message {
@@ -119,7 +119,7 @@ func Marshal(m proto.Message) ([]byte, error) {
 	if !ok || rsp == nil {
 		return proto.Marshal(m)
 	}
-	b, err := handEncode(make([]byte, 0, lastSize.Load()*9/8), rsp, nil)
+	b, err := handEncode(make([]byte, 0, lastSize.Load()*9/8), rsp, nil, nil)
 	if err != nil {
 		// Whatever the hand encoder does not take, protobuf-go encodes or refuses.
 		return proto.Marshal(m)
@@ -133,7 +133,7 @@ func MarshalResponse(r *Response) ([]byte, error) {
 	if r == nil || r.Proto == nil {
 		return nil, errors.New("proto: failed to marshal, the response is nil")
 	}
-	b, err := handEncode(make([]byte, 0, lastSize.Load()*9/8), r.Proto, r.Rendered)
+	b, err := handEncode(make([]byte, 0, lastSize.Load()*9/8), r.Proto, r.Rendered, r.Status)
 	if err != nil {
 		rsp, err := r.ToProto()
 		if err != nil {

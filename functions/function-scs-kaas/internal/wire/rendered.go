@@ -21,6 +21,10 @@ type Response struct {
 	// Rendered are desired composed resources by name, besides those in Proto's desired
 	// state: no name is in both.
 	Rendered map[string]Rendered
+	// Status, unless nil, is the status of the desired composite resource: the fields of a
+	// google.protobuf.Struct (AppendTyped). It replaces any status Proto's desired
+	// composite resource has.
+	Status []byte
 }
 
 // Rendered is a desired composed resource.
@@ -69,17 +73,14 @@ func appendAny(b []byte, v any, depth int) ([]byte, error) {
 	)
 	switch x := v.(type) {
 	case nil:
-		b = protowire.AppendTag(b, valueNull, protowire.VarintType)
-		b = protowire.AppendVarint(b, 0)
+		b = appendNullValue(b)
 	case string:
 		if !utf8.ValidString(x) {
 			return nil, ErrNotEncodable
 		}
-		b = protowire.AppendTag(b, valueString, protowire.BytesType)
-		b = protowire.AppendString(b, x)
+		b = appendStringValue(b, x)
 	case bool:
-		b = protowire.AppendTag(b, valueBool, protowire.VarintType)
-		b = protowire.AppendVarint(b, protowire.EncodeBool(x))
+		b = appendBoolValue(b, x)
 	case float64:
 		b = appendNumber(b, x)
 	case int64:
@@ -113,19 +114,58 @@ func appendAny(b []byte, v any, depth int) ([]byte, error) {
 	return b, nil
 }
 
+// The fields of a Value of each kind but Struct and ListValue.
+
 func appendNumber(b []byte, f float64) []byte {
 	b = protowire.AppendTag(b, valueNumber, protowire.Fixed64Type)
 	return protowire.AppendFixed64(b, math.Float64bits(f))
 }
 
+func appendStringValue(b []byte, s string) []byte {
+	b = protowire.AppendTag(b, valueString, protowire.BytesType)
+	return protowire.AppendString(b, s)
+}
+
+func appendBoolValue(b []byte, v bool) []byte {
+	b = protowire.AppendTag(b, valueBool, protowire.VarintType)
+	return protowire.AppendVarint(b, protowire.EncodeBool(v))
+}
+
+func appendNullValue(b []byte) []byte {
+	b = protowire.AppendTag(b, valueNull, protowire.VarintType)
+	return protowire.AppendVarint(b, 0)
+}
+
 // ToProto returns the response as one RunFunctionResponse: Proto, with the rendered
 // resources decoded by protobuf-go into its desired state. It changes Proto.
 func (r *Response) ToProto() (*fnv1.RunFunctionResponse, error) {
-	if len(r.Rendered) == 0 {
+	if len(r.Rendered) == 0 && r.Status == nil {
 		return r.Proto, nil
 	}
 	if r.Proto.Desired == nil {
 		r.Proto.Desired = &fnv1.State{}
+	}
+	if r.Status != nil {
+		status := &structpb.Struct{}
+		if err := proto.Unmarshal(r.Status, status); err != nil {
+			return nil, fmt.Errorf("cannot decode the composite resource's status: %w", err)
+		}
+		c := r.Proto.Desired.Composite
+		if c == nil {
+			c = &fnv1.Resource{}
+			r.Proto.Desired.Composite = c
+		}
+		if c.Resource == nil {
+			c.Resource = &structpb.Struct{}
+		}
+		if c.Resource.Fields == nil {
+			c.Resource.Fields = map[string]*structpb.Value{}
+		}
+		c.Resource.Fields["status"] = structpb.NewStructValue(status)
+		r.Status = nil
+	}
+	if len(r.Rendered) == 0 {
+		return r.Proto, nil
 	}
 	resources := make(map[string]*fnv1.Resource, len(r.Proto.Desired.GetResources())+len(r.Rendered))
 	maps.Copy(resources, r.Proto.Desired.GetResources())

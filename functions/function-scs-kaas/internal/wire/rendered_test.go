@@ -99,7 +99,12 @@ func TestMarshalResponse(t *testing.T) {
 				}
 				rendered[fmt.Sprintf("rendered-%d", i)] = Rendered{Struct: b, Ready: fnv1.Ready(i)}
 			}
-			r := &Response{Proto: proto.Clone(rsp).(*fnv1.RunFunctionResponse), Rendered: rendered}
+			// A status too, which replaces any the composite has.
+			status, err := AppendObject(nil, randomObject(rng))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &Response{Proto: proto.Clone(rsp).(*fnv1.RunFunctionResponse), Rendered: rendered, Status: status}
 			b, err := MarshalResponse(r)
 			if err != nil {
 				t.Fatal(err)
@@ -110,6 +115,9 @@ func TestMarshalResponse(t *testing.T) {
 			}
 			if n := len(want.GetDesired().GetResources()); n < 3 {
 				t.Fatalf("ToProto desired %d resources, want the 3 rendered at least", n)
+			}
+			if want.GetDesired().GetComposite().GetResource().GetFields()["status"] == nil {
+				t.Fatal("ToProto desired no composite status")
 			}
 			compareMarshal(t, want, b)
 		})
@@ -133,9 +141,16 @@ func compareRendered(t *testing.T, rsp *fnv1.RunFunctionResponse) {
 		r.Rendered[name] = Rendered{Struct: b, Ready: res.GetReady()}
 		delete(r.Proto.Desired.Resources, name)
 	}
+	// The composite's status as a status, and a status that replaces it.
+	if st := r.Proto.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue(); st != nil {
+		if b, err := AppendObject(nil, st.AsMap()); err == nil {
+			r.Status = b
+			st.Fields = map[string]*structpb.Value{"replaced": structpb.NewBoolValue(true)}
+		}
+	}
 	// The hand coder must not panic; MarshalResponse would turn a panic into protobuf-go's
 	// answer.
-	_, _ = appendResponse(nil, r.Proto, r.Rendered)
+	_, _ = appendResponse(nil, r.Proto, r.Rendered, r.Status)
 	b, err := MarshalResponse(r)
 	if err != nil {
 		t.Fatalf("MarshalResponse: %v", err)

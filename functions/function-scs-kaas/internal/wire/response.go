@@ -15,8 +15,9 @@ const (
 	responseOutput  protowire.Number = 7
 )
 
-// appendResponse appends rsp, with the rendered resources in its desired state.
-func appendResponse(b []byte, rsp *fnv1.RunFunctionResponse, rendered map[string]Rendered) ([]byte, error) {
+// appendResponse appends rsp, with the rendered resources and the composite resource's
+// status, unless nil, in its desired state.
+func appendResponse(b []byte, rsp *fnv1.RunFunctionResponse, rendered map[string]Rendered, status []byte) ([]byte, error) {
 	// The other fields, shallow: protoreflect copies whatever fields the message has, so that
 	// none is lost when function-sdk-go adds one.
 	src := rsp.ProtoReflect()
@@ -35,9 +36,9 @@ func appendResponse(b []byte, rsp *fnv1.RunFunctionResponse, rendered map[string
 		return nil, err
 	}
 	var start int
-	if rsp.Desired != nil || len(rendered) > 0 {
+	if rsp.Desired != nil || len(rendered) > 0 || status != nil {
 		b, start = beginNested(b, responseDesired)
-		if b, err = appendState(b, rsp.GetDesired(), rendered); err != nil {
+		if b, err = appendState(b, rsp.GetDesired(), rendered, status); err != nil {
 			return nil, err
 		}
 		b = endNested(b, start)

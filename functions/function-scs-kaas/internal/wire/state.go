@@ -19,21 +19,22 @@ const (
 	resourceReady       protowire.Number = 3
 )
 
-// appendState appends s, and the rendered resources among its resources.
-func appendState(b []byte, s *fnv1.State, rendered map[string]Rendered) ([]byte, error) {
-	if s == nil {
-		return appendRendered(b, rendered)
-	}
+// appendState appends s, with the rendered resources among its resources and the
+// composite resource's status, unless nil.
+func appendState(b []byte, s *fnv1.State, rendered map[string]Rendered, status []byte) ([]byte, error) {
 	var (
 		start, entry, value int
 		err                 error
 	)
-	if c := s.GetComposite(); c != nil {
+	if c := s.GetComposite(); c != nil || status != nil {
 		b, start = beginNested(b, stateComposite)
-		if b, err = appendResource(b, c); err != nil {
+		if b, err = appendComposite(b, c, status); err != nil {
 			return nil, err
 		}
 		b = endNested(b, start)
+	}
+	if s == nil {
+		return appendRendered(b, rendered)
 	}
 	for name, r := range s.GetResources() {
 		if b, entry, value, err = beginEntry(b, stateResources, name); err != nil {
@@ -55,8 +56,8 @@ func appendResource(b []byte, r *fnv1.Resource) ([]byte, error) {
 		return b, nil
 	}
 	var (
-		start, entry, value int
-		err                 error
+		start int
+		err   error
 	)
 	if s := r.GetResource(); s != nil {
 		b, start = beginNested(b, resourceStruct)
@@ -65,6 +66,54 @@ func appendResource(b []byte, r *fnv1.Resource) ([]byte, error) {
 		}
 		b = endNested(b, start)
 	}
+	return appendResourceRest(b, r)
+}
+
+// appendComposite appends the composite resource c with status, unless nil, in place of
+// any status c has.
+func appendComposite(b []byte, c *fnv1.Resource, status []byte) ([]byte, error) {
+	if status == nil {
+		return appendResource(b, c)
+	}
+	if s := c.GetResource(); s != nil && unknown(s) {
+		return nil, errUnusual
+	}
+	var (
+		start, entry, value, inner int
+		err                        error
+	)
+	b, start = beginNested(b, resourceStruct)
+	for key, v := range c.GetResource().GetFields() {
+		if key == "status" {
+			continue
+		}
+		if b, entry, value, err = beginEntry(b, structFields, key); err != nil {
+			return nil, err
+		}
+		if b, err = appendValue(b, v); err != nil {
+			return nil, err
+		}
+		b = endEntry(b, entry, value)
+	}
+	if b, entry, value, err = beginEntry(b, structFields, "status"); err != nil {
+		return nil, err
+	}
+	b, inner = beginNested(b, valueStruct)
+	b = append(b, status...)
+	b = endEntry(endNested(b, inner), entry, value)
+	b = endNested(b, start)
+	if c == nil {
+		return b, nil
+	}
+	return appendResourceRest(b, c)
+}
+
+// appendResourceRest appends the fields of r after its Struct.
+func appendResourceRest(b []byte, r *fnv1.Resource) ([]byte, error) {
+	var (
+		entry, value int
+		err          error
+	)
 	for key, v := range r.GetConnectionDetails() {
 		if b, entry, value, err = beginEntry(b, resourceConnDetails, key); err != nil {
 			return nil, err

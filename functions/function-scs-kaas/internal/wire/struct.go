@@ -77,14 +77,12 @@ func appendValue(b []byte, v *structpb.Value) ([]byte, error) {
 		if k == nil || !utf8.ValidString(k.StringValue) {
 			return nil, errUnusual
 		}
-		b = protowire.AppendTag(b, valueString, protowire.BytesType)
-		b = protowire.AppendString(b, k.StringValue)
+		b = appendStringValue(b, k.StringValue)
 	case *structpb.Value_BoolValue:
 		if k == nil {
 			return nil, errUnusual
 		}
-		b = protowire.AppendTag(b, valueBool, protowire.VarintType)
-		b = protowire.AppendVarint(b, protowire.EncodeBool(k.BoolValue))
+		b = appendBoolValue(b, k.BoolValue)
 	case *structpb.Value_StructValue:
 		if k == nil {
 			return nil, errUnusual

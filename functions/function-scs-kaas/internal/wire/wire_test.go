@@ -165,7 +165,7 @@ func TestMarshalDecodesAsTheMessage(t *testing.T) {
 	_, responses := messages(t)
 	for name, rsp := range responses {
 		t.Run(name, func(t *testing.T) {
-			b, err := appendResponse(nil, rsp, nil)
+			b, err := appendResponse(nil, rsp, nil, nil)
 			if err != nil {
 				t.Fatalf("the hand encoder left the response to protobuf-go: %v", err)
 			}
@@ -379,7 +379,7 @@ func compareCoding(t *testing.T, b []byte) {
 			continue
 		}
 		if rsp, ok := m.(*fnv1.RunFunctionResponse); ok {
-			_, _ = appendResponse(nil, rsp, nil)
+			_, _ = appendResponse(nil, rsp, nil, nil)
 			compareRendered(t, rsp)
 		}
 		encoded, err := Marshal(m)
@@ -399,7 +399,7 @@ func TestPanicLeftToProtobuf(t *testing.T) {
 	if err := handDecodeObjects([]byte{0x12, 0x00}, &Request{}); !errors.Is(err, errUnusual) {
 		t.Errorf("handDecodeObjects: %v, want errUnusual", err)
 	}
-	if _, err := handEncode(nil, nil, nil); !errors.Is(err, errUnusual) {
+	if _, err := handEncode(nil, nil, nil, nil); !errors.Is(err, errUnusual) {
 		t.Errorf("handEncode: %v, want errUnusual", err)
 	}
 }
