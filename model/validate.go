@@ -181,10 +181,12 @@ func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environme
 		}
 	}
 
-	// One label at a time, in the order of the keys: ValidateLabels reports in map order,
-	// and the same spec must give the same message.
-	for _, k := range slices.Sorted(maps.Keys(pool.Labels)) {
-		errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: pool.Labels[k]}, p.Child("labels"))...)
+	// ValidateLabels reports in map order, and the same spec must give the same message:
+	// labels it refuses are checked again one at a time, in the order of the keys.
+	if len(metav1validation.ValidateLabels(pool.Labels, p.Child("labels"))) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(pool.Labels)) {
+			errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: pool.Labels[k]}, p.Child("labels"))...)
+		}
 	}
 	effects := []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 	for i, t := range pool.Taints {

@@ -35,8 +35,7 @@ func ToUnstructured(obj any) (map[string]any, error) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
 		if t := typeOf(v.Elem().Type()); !t.custom {
-			out := make(map[string]any, setFields(t, v.Elem()))
-			err := encodeStruct(t, v.Elem(), out)
+			out, err := structMap(t, v.Elem())
 			if err == nil {
 				return out, nil
 			}
@@ -207,28 +206,36 @@ func encode(ti *typeInfo, v reflect.Value) (any, error) {
 		e := v.Elem()
 		return encode(typeOf(e.Type()), e)
 	case reflect.Struct:
-		out := make(map[string]any, setFields(ti, v))
-		if err := encodeStruct(ti, v, out); err != nil {
-			return nil, err
-		}
-		return out, nil
+		return structMap(ti, v)
 	}
 	return nil, errFallback
 }
 
+// structMap returns struct v as encodeStruct sets it, in a map made for as many fields.
+// API types have many optional fields, and a map made for all of them was most of the
+// bytes a Cluster with many pools allocated.
+func structMap(ti *typeInfo, v reflect.Value) (map[string]any, error) {
+	var room [64]int
+	set, n := setFields(ti, v, room[:0])
+	out := make(map[string]any, n)
+	return out, encodeFields(ti, v, set, out)
+}
+
 // encodeStruct sets the fields of a struct in out, as the converter's structToUnstructured
-// does, including its quirks: a string, bool or number field is set without asking its
-// type for a conversion, and an unsigned one as uint64.
+// does.
 func encodeStruct(ti *typeInfo, v reflect.Value, out map[string]any) error {
-	for i := range ti.fields {
+	var room [64]int
+	set, _ := setFields(ti, v, room[:0])
+	return encodeFields(ti, v, set, out)
+}
+
+// encodeFields sets the fields of struct v that setFields found set in out, as the
+// converter's structToUnstructured does, including its quirks: a string, bool or number
+// field is set without asking its type for a conversion, and an unsigned one as uint64.
+func encodeFields(ti *typeInfo, v reflect.Value, set []int, out map[string]any) error {
+	for _, i := range set {
 		f := &ti.fields[i]
-		if f.skip {
-			continue
-		}
 		fv := v.Field(f.index)
-		if f.omitempty && isEmpty(fv) || f.omitzero != nil && f.omitzero(fv) {
-			continue
-		}
 		if f.inline {
 			if err := encodeInline(f.typeInfo(), fv, out); err != nil {
 				return err
@@ -272,23 +279,26 @@ func encodeInline(ti *typeInfo, v reflect.Value, out map[string]any) error {
 	return encodeStruct(ti, v, out)
 }
 
-// setFields counts the fields of struct v that encodeStruct sets, those inlined aside: the
-// size of its map. API types have many optional fields, and a map made for all of them
-// was most of the bytes a Cluster with many pools allocated.
-func setFields(ti *typeInfo, v reflect.Value) int {
+// setFields appends the indexes of the fields of struct v that are encoded, neither
+// skipped nor omitted as empty, to set, and counts those among them that are not inlined:
+// the size of the struct's map.
+func setFields(ti *typeInfo, v reflect.Value, set []int) ([]int, int) {
 	n := 0
 	for i := range ti.fields {
 		f := &ti.fields[i]
-		if f.skip || f.inline {
+		if f.skip {
 			continue
 		}
 		fv := v.Field(f.index)
 		if f.omitempty && isEmpty(fv) || f.omitzero != nil && f.omitzero(fv) {
 			continue
 		}
-		n++
+		set = append(set, i)
+		if !f.inline {
+			n++
+		}
 	}
-	return n
+	return set, n
 }
 
 // isEmpty is the converter's omitempty test.

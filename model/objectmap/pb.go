@@ -12,7 +12,8 @@ import (
 func ToStruct(obj any) (*structpb.Struct, error) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
-		b := structBuilder{frames: []frame{{fields: make(map[string]*structpb.Value, setFields(typeOf(v.Elem().Type()), v.Elem()))}}}
+		_, n := setFields(typeOf(v.Elem().Type()), v.Elem(), nil)
+		b := structBuilder{frames: []frame{{fields: make(map[string]*structpb.Value, n)}}}
 		if Visit(obj, &b) {
 			return &structpb.Struct{Fields: b.frames[0].fields}, nil
 		}
