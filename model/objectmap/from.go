@@ -176,6 +176,25 @@ func fromValue(ti *typeInfo, src any, dv reflect.Value) error {
 // only when it is whole. done is false where the converter goes on to the type's own
 // conversion.
 func simpleFromValue(src any, dv reflect.Value) (done bool, err error) {
+	// The values JSON gives, set directly: reflect's Convert allocates a copy of each.
+	switch x := src.(type) {
+	case string:
+		if dv.Kind() != reflect.String {
+			return false, nil
+		}
+		dv.SetString(x)
+		return true, nil
+	case bool:
+		if dv.Kind() != reflect.Bool {
+			return false, nil
+		}
+		dv.SetBool(x)
+		return true, nil
+	case float64:
+		return setFloat(x, dv)
+	case int64:
+		return setInt(x, dv)
+	}
 	sv := reflect.ValueOf(src)
 	st, dt := sv.Type(), dv.Type()
 	if st.AssignableTo(dt) {
@@ -217,4 +236,43 @@ func simpleFromValue(src any, dv reflect.Value) (done bool, err error) {
 		}
 	}
 	return true, errConvert
+}
+
+// setFloat is simpleFromValue of a float64.
+func setFloat(f float64, dv reflect.Value) (done bool, err error) {
+	switch dv.Kind() {
+	case reflect.Float32, reflect.Float64:
+		dv.SetFloat(f)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if f != math.Trunc(f) {
+			return true, errConvert
+		}
+		dv.SetInt(int64(f))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if f != math.Trunc(f) {
+			return true, errConvert
+		}
+		dv.SetUint(uint64(f))
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// setInt is simpleFromValue of an int64.
+func setInt(i int64, dv reflect.Value) (done bool, err error) {
+	switch dv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		dv.SetInt(i)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		dv.SetUint(uint64(i)) //nolint:gosec // as reflect's Convert: the bits, wrapped
+	case reflect.Float32, reflect.Float64:
+		dv.SetFloat(float64(i))
+	case reflect.String, reflect.Uintptr:
+		// Convertible in Go, refused by the converter's rules.
+		return true, errConvert
+	default:
+		return false, nil
+	}
+	return true, nil
 }

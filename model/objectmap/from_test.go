@@ -119,3 +119,29 @@ func TestFromUnstructuredNamesTheSameBadValue(t *testing.T) {
 		}
 	}
 }
+
+// numbers has a field of every kind a JSON number or string may be decoded into.
+type numbers struct {
+	I8    int8    `json:"i8"`
+	I     int     `json:"i"`
+	U8    uint8   `json:"u8"`
+	U     uint    `json:"u"`
+	UP    uintptr `json:"up"`
+	F32   float32 `json:"f32"`
+	F64   float64 `json:"f64"`
+	S     string  `json:"s"`
+	B     bool    `json:"b"`
+	Named kaasv1alpha1.Phase
+}
+
+// TestFromUnstructuredNumbersAsTheConverter: numbers, strings and bools into every kind give
+// the converter's values and errors: wrapped, truncated, rounded or refused.
+func TestFromUnstructuredNumbersAsTheConverter(t *testing.T) {
+	newNumbers := func() any { return &numbers{} }
+	values := []any{float64(300), float64(-1), 2.5, float64(1 << 40), int64(300), int64(-1), "x", true}
+	for _, field := range []string{"i8", "i", "u8", "u", "up", "f32", "f64", "s", "b", "Named"} {
+		for _, v := range values {
+			compareFrom(t, fmt.Sprintf("%s=%#v", field, v), map[string]any{field: v}, newNumbers, false)
+		}
+	}
+}
