@@ -93,10 +93,10 @@ func encodeRequirements(reqs map[string]model.Selector) *fnv1.Requirements {
 	return out
 }
 
-// renderedSize is how many bytes the last call's rendered resources took: the next call,
-// most likely about a cluster of the same shape, encodes into a buffer of that size rather
-// than growing one step by step.
-var renderedSize atomic.Int64
+// renderedSize and statusSize are how many bytes the last call's rendered resources and
+// status took: the next call, most likely about a cluster of the same shape, encodes into
+// buffers of those sizes rather than growing them step by step.
+var renderedSize, statusSize atomic.Int64
 
 // encodeResources encodes rendered objects as desired composed resources with the
 // readiness the backend observed, all into one buffer.
@@ -149,7 +149,8 @@ func encodeComposite(desired *fnv1.Resource, status kaasv1alpha1.ClusterStatus, 
 	}
 	earlier := out.Resource.GetFields()["status"].GetStructValue().GetFields()
 	if len(earlier) == 0 {
-		if b, ok := wire.AppendTyped(nil, &status); ok {
+		if b, ok := wire.AppendTyped(make([]byte, 0, statusSize.Load()), &status); ok {
+			statusSize.Store(int64(len(b)))
 			delete(out.Resource.Fields, "status")
 			return out, b, nil
 		}
