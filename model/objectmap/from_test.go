@@ -145,3 +145,35 @@ func TestFromUnstructuredNumbersAsTheConverter(t *testing.T) {
 		}
 	}
 }
+
+// oneName has two fields of one name, one inlined with a third, and one skipped.
+type oneName struct {
+	A       string `json:"a"`
+	B       string `json:"a"`
+	Skipped string `json:"-"`
+	Inner   `json:",inline"`
+}
+
+type Inner struct {
+	A string `json:"a"`
+	Z *int   `json:"z"`
+}
+
+// TestFromUnstructuredFieldNamesAsTheConverter: where fields share a name, or one is
+// skipped, the converter's values.
+func TestFromUnstructuredFieldNamesAsTheConverter(t *testing.T) {
+	newObj := func() any { return &oneName{} }
+	for name, m := range map[string]map[string]any{
+		"shared":  {"a": "x", "z": 2.0},
+		"skipped": {"-": "y", "a": "x"},
+		"nulls":   {"a": nil, "z": nil},
+		"bad":     {"a": 1.0},
+	} {
+		compareFrom(t, name, m, newObj, false)
+	}
+	type inlined struct {
+		Inner `json:",inline"`
+		N     int `json:"n"`
+	}
+	compareFrom(t, "inlined", map[string]any{"a": "x", "n": 3.0, "z": 1.0, "other": true}, func() any { return &inlined{} }, true)
+}
