@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"sync/atomic"
 
@@ -20,7 +19,7 @@ import (
 // the required resources of a request.
 func decodeInput(req *wire.Request, opts model.Options) (model.Input, error) {
 	in := model.Input{Options: opts}
-	if err := decodeComposite(req.Proto.GetObserved().GetComposite().GetResource(), &in); err != nil {
+	if err := decodeComposite(req.Composite.Resource, &in); err != nil {
 		return in, err
 	}
 	in.Observed = make(map[string]model.ObservedResource, len(req.Observed))
@@ -44,32 +43,31 @@ func decodeInput(req *wire.Request, opts model.Options) (model.Input, error) {
 // decodeComposite reads the composite resource of either flavour: the legacy cluster-scoped
 // XSCSCluster, or the namespaced SCSCluster of Crossplane v2, whose kubeconfig Secret the
 // function composes. The spec is the same.
-func decodeComposite(xr *structpb.Struct, in *model.Input) error {
+func decodeComposite(xr map[string]any, in *model.Input) error {
 	if xr == nil {
 		return fmt.Errorf("the request has no observed composite resource")
 	}
 	in.Cluster = &kaasv1alpha1.XSCSCluster{}
-	// objectmap decodes straight from the Struct what encoding/json would; where it cannot,
-	// encoding/json on the JSON text says what is wrong, in the words it always used.
-	if objectmap.FromStruct(xr, in.Cluster, false) != nil {
-		in.Cluster = &kaasv1alpha1.XSCSCluster{}
-		if err := json.Unmarshal(structJSON(xr), in.Cluster); err != nil {
-			return fmt.Errorf("cannot decode the observed composite resource as %s: %w", kaasv1alpha1.CompositeKind, err)
-		}
+	// What encoding/json decodes from the composite's JSON form, and its error in its words.
+	if err := objectmap.FromJSONValue(xr, in.Cluster, false); err != nil {
+		return fmt.Errorf("cannot decode the observed composite resource as %s: %w", kaasv1alpha1.CompositeKind, err)
 	}
-	ref := xr.GetFields()["spec"].GetStructValue().GetFields()["writeConnectionSecretToRef"].GetStructValue()
+	ref := func(field string) string {
+		s, _, _ := unstructured.NestedString(xr, "spec", "writeConnectionSecretToRef", field)
+		return s
+	}
 	c := in.Cluster
 	switch {
 	case c.APIVersion == kaasv1alpha1.APIVersion && c.Kind == kaasv1alpha1.CompositeKind && c.Namespace == "":
 		// Composed resources that publish connection details write them where Crossplane
 		// keeps the composite's own connection secret (the Composition's
 		// writeConnectionSecretsToNamespace).
-		if ns := ref.GetFields()["namespace"].GetStringValue(); ns != "" {
+		if ns := ref("namespace"); ns != "" {
 			in.Options.ConnectionSecretNamespace = ns
 		}
 		return nil
 	case c.APIVersion == kaasv1alpha1.APIVersion && c.Kind == kaasv1alpha1.ClaimKind && c.Namespace != "":
-		in.KubeconfigSecret = ref.GetFields()["name"].GetStringValue()
+		in.KubeconfigSecret = ref("name")
 		return nil
 	}
 	return fmt.Errorf("the composite resource is a %s %s; this function composes %s %s (cluster-scoped, with claims) and namespaced %s only",
@@ -155,7 +153,7 @@ func encodeComposite(desired *fnv1.Resource, status kaasv1alpha1.ClusterStatus, 
 			return out, b, nil
 		}
 	}
-	st, err := typedStruct(&status)
+	st, err := objectmap.ToStruct(&status)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot encode the composite resource's status: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/functions/function-scs-kaas/internal/wire"
@@ -75,7 +76,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 func (f *Function) run(req *wire.Request) (rsp *wire.Response) {
 	defer func() {
 		if p := recover(); p != nil {
-			name := req.Proto.GetObserved().GetComposite().GetResource().GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
+			name, _, _ := unstructured.NestedString(req.Composite.Resource, "metadata", "name")
 			f.log.Info("Recovered from a panic; nothing was changed", "xr", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			// A fresh response: the one under way may hold half of the desired state.
 			rsp = &wire.Response{Proto: refuse(newResponse(req.Proto, ttlConverging), kaasv1alpha1.ReasonInternalError,

@@ -90,6 +90,13 @@ func TestRunFunction(t *testing.T) {
 				}},
 			},
 		},
+		"CompositeNotDecodable": {
+			req: withPreviousStep(requestFor(t, edit(xr, func(m map[string]any) {
+				spec(m)["nodePools"] = "three"
+			}), envs)),
+			want: refused("RenderFailed",
+				"cannot decode the observed composite resource as XSCSCluster: json: cannot unmarshal string into Go struct field ClusterSpec.spec.nodePools of type []v1alpha1.NodePool"),
+		},
 		"NoEnvironmentConfigAtAll": {
 			req: withPreviousStep(requestFor(t, xr, []map[string]any{})),
 			want: refused("EnvironmentUnavailable",

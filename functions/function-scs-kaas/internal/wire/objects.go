@@ -11,14 +11,19 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Request is a RunFunctionRequest as the function reads it: the observed composed resources
-// and the required resources as the maps structpb's AsMap returns, everything else as
-// protobuf-go's types. The function reads those resources only as maps; decoding them from
-// the wire into Structs first, only to convert them, was a tenth of a call's CPU.
+// Request is a RunFunctionRequest as the function reads it: the observed composite and
+// composed resources and the required resources as the maps structpb's AsMap returns,
+// everything else as protobuf-go's types. The function reads those resources only as maps;
+// decoding them from the wire into Structs first, only to convert them, was a tenth of a
+// call's CPU.
 type Request struct {
 	// Proto is the request. Where UnmarshalRequest took it from the wire, its observed
-	// composed resources and required resources are empty: they are in Observed and Required.
+	// composite and composed resources and its required resources are empty: they are in
+	// Composite, Observed and Required.
 	Proto *fnv1.RunFunctionRequest
+	// Composite is the observed composite resource; its Resource is nil where the request
+	// has none.
+	Composite Object
 	// Observed are the observed composed resources by name.
 	Observed map[string]Object
 	// Required are the required resources by requirement name.
@@ -37,6 +42,9 @@ func NewRequest(req *fnv1.RunFunctionRequest) *Request {
 		Proto:    req,
 		Observed: make(map[string]Object, len(req.GetObserved().GetResources())),
 		Required: make(map[string][]map[string]any, len(req.GetRequiredResources())),
+	}
+	if c := req.GetObserved().GetComposite(); c != nil {
+		out.Composite = Object{Resource: c.GetResource().AsMap(), ConnectionDetails: c.GetConnectionDetails()}
 	}
 	for name, r := range req.GetObserved().GetResources() {
 		out.Observed[name] = Object{Resource: r.GetResource().AsMap(), ConnectionDetails: r.GetConnectionDetails()}

@@ -20,14 +20,11 @@ const (
 )
 
 // consumeRequest decodes b into req, merging as protobuf does; with objects, the observed
-// composed resources and the required resources go there instead, as maps.
+// composite and composed resources and the required resources go there instead, as maps.
 func consumeRequest(b []byte, req *fnv1.RunFunctionRequest, objects *Request) error {
-	var (
-		observed map[string]Object
-		required map[string][]map[string]any
-	)
+	var required map[string][]map[string]any
 	if objects != nil {
-		observed, required = objects.Observed, objects.Required
+		required = objects.Required
 	}
 	r := fieldReader{b: b}
 	for r.next() {
@@ -37,7 +34,7 @@ func consumeRequest(b []byte, req *fnv1.RunFunctionRequest, objects *Request) er
 			if req.Observed == nil {
 				req.Observed = &fnv1.State{}
 			}
-			err = consumeState(r.bytes(), req.Observed, 1, observed)
+			err = consumeState(r.bytes(), req.Observed, 1, objects)
 		case r.is(requestDesired):
 			if req.Desired == nil {
 				req.Desired = &fnv1.State{}

@@ -127,15 +127,22 @@ func appendResourceRest(b []byte, r *fnv1.Resource) ([]byte, error) {
 	return append(b, r.ProtoReflect().GetUnknown()...), nil
 }
 
-// consumeState decodes b into s, merging as protobuf does; with objects, its composed
-// resources go there instead, as maps.
-func consumeState(b []byte, s *fnv1.State, depth int, objects map[string]Object) error {
+// consumeState decodes b into s, merging as protobuf does; with objects, its composite and
+// composed resources go there instead (Composite, Observed), as maps.
+func consumeState(b []byte, s *fnv1.State, depth int, objects *Request) error {
 	if depth > maxDepth {
 		return errUnusual
 	}
 	r := fieldReader{b: b}
 	for r.next() {
 		switch {
+		case r.is(stateComposite) && objects != nil:
+			if objects.Composite.Resource == nil {
+				objects.Composite.Resource = map[string]any{}
+			}
+			if err := consumeObject(r.bytes(), &objects.Composite); err != nil {
+				return err
+			}
 		case r.is(stateComposite):
 			if s.Composite == nil {
 				s.Composite = &fnv1.Resource{}
@@ -153,7 +160,7 @@ func consumeState(b []byte, s *fnv1.State, depth int, objects map[string]Object)
 				if err := consumeObject(value, &o); err != nil {
 					return err
 				}
-				objects[name] = o
+				objects.Observed[name] = o
 				continue
 			}
 			res := &fnv1.Resource{}

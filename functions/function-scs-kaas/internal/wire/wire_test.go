@@ -329,7 +329,7 @@ func compareUnmarshal(t *testing.T, b []byte) {
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 		t.Fatalf("Unmarshal: %v; protobuf-go: %v", gotErr, wantErr)
 	}
-	gotObjects := &Request{Observed: map[string]Object{"left": {}}}
+	gotObjects := &Request{Composite: Object{Resource: map[string]any{"left": true}}, Observed: map[string]Object{"left": {}}}
 	if err := UnmarshalRequest(b, gotObjects); fmt.Sprint(err) != fmt.Sprint(wantErr) {
 		t.Fatalf("UnmarshalRequest: %v; protobuf-go: %v", err, wantErr)
 	}
@@ -346,6 +346,9 @@ func compareUnmarshal(t *testing.T, b []byte) {
 // decoding. The hand decoder leaves the resources it turns into maps out of Proto.
 func compareRequests(t *testing.T, want, got *Request) {
 	t.Helper()
+	if diff := cmp.Diff(want.Composite, got.Composite); diff != "" {
+		t.Errorf("observed composite resource (-protobuf-go +hand decoded):\n%s", diff)
+	}
 	if diff := cmp.Diff(want.Observed, got.Observed); diff != "" {
 		t.Errorf("observed resources (-protobuf-go +hand decoded):\n%s", diff)
 	}
@@ -355,6 +358,9 @@ func compareRequests(t *testing.T, want, got *Request) {
 	rest := proto.Clone(want.Proto).(*fnv1.RunFunctionRequest)
 	if len(got.Proto.GetObserved().GetResources()) == 0 && rest.GetObserved() != nil {
 		rest.Observed.Resources = nil
+	}
+	if got.Proto.GetObserved().GetComposite() == nil && rest.GetObserved() != nil {
+		rest.Observed.Composite = nil
 	}
 	if len(got.Proto.GetRequiredResources()) == 0 {
 		rest.RequiredResources = nil
