@@ -223,9 +223,5 @@ func consumeConnectionDetail(b []byte, details *map[string][]byte) error {
 
 // appendReady appends a Resource's readiness, where it is not the default.
 func appendReady(b []byte, ready fnv1.Ready) []byte {
-	if ready == 0 {
-		return b
-	}
-	b = protowire.AppendTag(b, resourceReady, protowire.VarintType)
-	return protowire.AppendVarint(b, uint64(int64(ready))) //nolint:gosec // an enum is a sign-extended int32 varint
+	return appendEnum(b, resourceReady, int32(ready), false)
 }

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"sigs.k8s.io/yaml"
 )
@@ -67,6 +68,7 @@ func messages(t testing.TB) (requests map[string]*fnv1.RunFunctionRequest, respo
 		},
 		"empty response":      {},
 		"empty Struct values": {Desired: odd, Context: &structpb.Struct{}, Output: &structpb.Struct{}},
+		"every field":         everyField(),
 		"nil values": {
 			Desired: &fnv1.State{Resources: map[string]*fnv1.Resource{"nil": nil, "nil Struct": {}, "nil value": {
 				Resource: &structpb.Struct{Fields: map[string]*structpb.Value{"nil": nil, "list": structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{nil}})}},
@@ -88,14 +90,61 @@ func messages(t testing.TB) (requests map[string]*fnv1.RunFunctionRequest, respo
 				CredentialData: &fnv1.CredentialData{Data: map[string][]byte{"k": []byte(randomString(rng))}},
 			}}},
 		}
-		responses[fmt.Sprintf("random response %d", i)] = &fnv1.RunFunctionResponse{
+		rsp := &fnv1.RunFunctionResponse{
 			Desired: randomState(rng),
 			Context: randomStruct(rng, 3),
 			Output:  randomStruct(rng, 2),
 			Results: []*fnv1.Result{{Message: randomString(rng)}},
 		}
+		// Each of the other fields, or not, from a response that has them all.
+		every := everyField()
+		if rng.IntN(2) == 0 {
+			rsp.Meta = every.Meta
+		}
+		if rng.IntN(2) == 0 {
+			rsp.Requirements = every.Requirements
+		}
+		for _, c := range every.Conditions {
+			if rng.IntN(2) == 0 {
+				rsp.Conditions = append(rsp.Conditions, c)
+			}
+		}
+		for _, r := range every.Results {
+			if rng.IntN(2) == 0 {
+				rsp.Results = append(rsp.Results, r)
+			}
+		}
+		responses[fmt.Sprintf("random response %d", i)] = rsp
 	}
 	return requests, responses
+}
+
+// everyField is a response with every field the hand encoder writes, set to values that
+// need care: zeros with presence, negative enums and numbers, empty strings.
+func everyField() *fnv1.RunFunctionResponse {
+	empty, ns := "", "ns"
+	return &fnv1.RunFunctionResponse{
+		Meta: &fnv1.ResponseMeta{Tag: "tag", Ttl: &durationpb.Duration{Seconds: -70, Nanos: -5}},
+		Results: []*fnv1.Result{
+			{Severity: fnv1.Severity_SEVERITY_FATAL, Message: "m", Reason: &empty, Target: fnv1.Target_TARGET_COMPOSITE.Enum()},
+			{Severity: fnv1.Severity(-1), Reason: &ns, Target: fnv1.Target(0).Enum()},
+			{},
+		},
+		Requirements: &fnv1.Requirements{
+			Resources: map[string]*fnv1.ResourceSelector{
+				"by name":   {ApiVersion: "v1", Kind: "Namespace", Match: &fnv1.ResourceSelector_MatchName{MatchName: ""}, Namespace: &empty},
+				"by labels": {ApiVersion: "v1", Kind: "ConfigMap", Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"a": "", "": "b"}}}, Namespace: &ns},
+				"no labels": {Kind: "Secret", Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{}}},
+				"nothing":   {},
+			},
+			ExtraResources: map[string]*fnv1.ResourceSelector{"extra": {ApiVersion: "v1", Kind: "Secret"}},
+		},
+		Conditions: []*fnv1.Condition{
+			{Type: "Ready", Status: fnv1.Status_STATUS_CONDITION_TRUE, Reason: "Available", Message: &empty, Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()},
+			{Type: "Synced", Status: fnv1.Status(-2), Message: &ns, Target: fnv1.Target(-1).Enum()},
+			{},
+		},
+	}
 }
 
 func randomState(rng *rand.Rand) *fnv1.State {
@@ -263,8 +312,8 @@ func TestUnusualLeftToProtobuf(t *testing.T) {
 	input := func(s []byte) []byte {
 		return protowire.AppendBytes(protowire.AppendTag(nil, 4, protowire.BytesType), s)
 	}
-	// The same Struct as an observed resource and as a required one, which the hand decoder
-	// turns into maps.
+	// The same Struct as an observed resource, as the observed composite and as a required
+	// resource, which the hand decoder turns into maps.
 	resource := func(s []byte) []byte {
 		return protowire.AppendBytes(protowire.AppendTag(nil, resourceStruct, protowire.BytesType), s)
 	}
@@ -272,6 +321,10 @@ func TestUnusualLeftToProtobuf(t *testing.T) {
 		e := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte("r"))
 		e = protowire.AppendBytes(protowire.AppendTag(e, 2, protowire.BytesType), resource(s))
 		st := protowire.AppendBytes(protowire.AppendTag(nil, stateResources, protowire.BytesType), e)
+		return protowire.AppendBytes(protowire.AppendTag(nil, requestObserved, protowire.BytesType), st)
+	}
+	composite := func(s []byte) []byte {
+		st := protowire.AppendBytes(protowire.AppendTag(nil, stateComposite, protowire.BytesType), resource(s))
 		return protowire.AppendBytes(protowire.AppendTag(nil, requestObserved, protowire.BytesType), st)
 	}
 	required := func(s []byte) []byte {
@@ -303,6 +356,7 @@ func TestUnusualLeftToProtobuf(t *testing.T) {
 	for name, s := range structs {
 		cases[name+" in the input"] = input(s)
 		cases[name+" in an observed resource"] = observed(s)
+		cases[name+" in the observed composite"] = composite(s)
 		cases[name+" in a required resource"] = required(s)
 	}
 	for name, b := range cases {
@@ -515,6 +569,17 @@ func TestHandCodedFields(t *testing.T) {
 	}{
 		"State":    {&fnv1.State{}, []string{"1 composite message", "2 resources map"}},
 		"Resource": {&fnv1.Resource{}, []string{"1 resource message", "2 connection_details map", "3 ready enum"}},
+		"RunFunctionResponse": {&fnv1.RunFunctionResponse{}, []string{
+			"1 meta message", "2 desired message", "3 results message", "4 context message",
+			"5 requirements message", "6 conditions message", "7 output message",
+		}},
+		"ResponseMeta":     {&fnv1.ResponseMeta{}, []string{"1 tag string", "2 ttl message"}},
+		"Duration":         {&durationpb.Duration{}, []string{"1 seconds int64", "2 nanos int32"}},
+		"Result":           {&fnv1.Result{}, []string{"1 severity enum", "2 message string", "3 reason string", "4 target enum"}},
+		"Condition":        {&fnv1.Condition{}, []string{"1 type string", "2 status enum", "3 reason string", "4 message string", "5 target enum"}},
+		"Requirements":     {&fnv1.Requirements{}, []string{"1 extra_resources map", "2 resources map", "3 schemas map"}},
+		"ResourceSelector": {&fnv1.ResourceSelector{}, []string{"1 api_version string", "2 kind string", "3 match_name string", "4 match_labels message", "5 namespace string"}},
+		"MatchLabels":      {&fnv1.MatchLabels{}, []string{"1 labels map"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -529,7 +594,47 @@ func TestHandCodedFields(t *testing.T) {
 				got = append(got, fmt.Sprintf("%d %s %s", fd.Number(), fd.Name(), kind))
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%s's fields changed: update resource.go (-coded +now):\n%s", name, diff)
+				t.Errorf("%s's fields changed: update the hand coder (-coded +now):\n%s", name, diff)
+			}
+		})
+	}
+}
+
+// TestUnusualResponsesLeftToProtobuf: a response with anything the hand encoder does not
+// write goes to protobuf-go whole, which encodes it or says what is wrong.
+func TestUnusualResponsesLeftToProtobuf(t *testing.T) {
+	bad := "\xff"
+	withUnknown := &fnv1.Condition{Type: "Ready"}
+	withUnknown.ProtoReflect().SetUnknown(protowire.AppendVarint(protowire.AppendTag(nil, 9, protowire.VarintType), 1))
+	selector := func(s *fnv1.ResourceSelector) *fnv1.RunFunctionResponse {
+		return &fnv1.RunFunctionResponse{Requirements: &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{"a": s}}}
+	}
+	cases := map[string]*fnv1.RunFunctionResponse{
+		"schema requirements":                {Requirements: &fnv1.Requirements{Schemas: map[string]*fnv1.SchemaSelector{"s": {}}}},
+		"invalid UTF-8 in a condition":       {Conditions: []*fnv1.Condition{{Type: bad}}},
+		"invalid UTF-8 in a result's reason": {Results: []*fnv1.Result{{Reason: &bad}}},
+		"invalid UTF-8 in the tag":           {Meta: &fnv1.ResponseMeta{Tag: bad}},
+		"invalid UTF-8 in a label": selector(&fnv1.ResourceSelector{
+			Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"a": bad}}},
+		}),
+		"a nil result":                    {Results: []*fnv1.Result{nil}},
+		"a nil condition":                 {Conditions: []*fnv1.Condition{nil}},
+		"a nil selector":                  selector(nil),
+		"nil match labels":                selector(&fnv1.ResourceSelector{Match: &fnv1.ResourceSelector_MatchLabels{}}),
+		"an unknown field in a condition": {Conditions: []*fnv1.Condition{withUnknown}},
+	}
+	for name, rsp := range cases {
+		t.Run(name, func(t *testing.T) {
+			if _, err := appendResponse(nil, rsp, nil, nil); err == nil {
+				t.Fatal("the hand encoder took it")
+			}
+			_, wantErr := proto.Marshal(rsp)
+			got, err := Marshal(rsp)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Fatalf("Marshal: %v; protobuf-go: %v", err, wantErr)
+			}
+			if err == nil {
+				compareMarshal(t, rsp, got)
 			}
 		})
 	}
