@@ -137,7 +137,7 @@ func everyField() *fnv1.RunFunctionResponse {
 				"no labels": {Kind: "Secret", Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{}}},
 				"nothing":   {},
 			},
-			ExtraResources: map[string]*fnv1.ResourceSelector{"extra": {ApiVersion: "v1", Kind: "Secret"}},
+			ExtraResources: map[string]*fnv1.ResourceSelector{"extra": {ApiVersion: "v1", Kind: "Secret"}}, //nolint:staticcheck // deprecated, still encoded
 		},
 		Conditions: []*fnv1.Condition{
 			{Type: "Ready", Status: fnv1.Status_STATUS_CONDITION_TRUE, Reason: "Available", Message: &empty, Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()},
