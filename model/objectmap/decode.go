@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // FromJSONValue decodes m, a map of JSON values as json.Unmarshal or structpb's AsMap
@@ -22,7 +23,7 @@ func FromJSONValue(m map[string]any, obj any, strict bool) error {
 	v := reflect.ValueOf(obj)
 	if v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
 		d := decoder{strict: strict}
-		if err := d.decode(m, v.Elem()); err == nil {
+		if err := d.decode(m, v.Elem(), decodeInfoOf(v.Elem().Type())); err == nil {
 			return nil
 		} else if !errors.Is(err, errFallback) {
 			return err
@@ -55,15 +56,41 @@ type decodeInfo struct {
 	// fallback: the type needs encoding/json (text unmarshalers, ",string" fields,
 	// ambiguous embedded fields).
 	fallback bool
-	fields   map[string]decodeField
+	fields   map[string]*decodeField
 	// folded holds the lower-case names of all fields: a key that matches one of them only
 	// case-insensitively is left to encoding/json.
 	folded map[string]bool
+	// elem is the decodeInfo of the element of a pointer, slice or map type, resolved on
+	// first use: a lookup in decodeTypes for every value was a tenth of decoding, and more
+	// where the lookup's memory had left the CPU's caches.
+	elem atomic.Pointer[decodeInfo]
+}
+
+// elemInfo is the decodeInfo of t's element; t is the type di describes.
+func (di *decodeInfo) elemInfo(t reflect.Type) *decodeInfo {
+	if e := di.elem.Load(); e != nil {
+		return e
+	}
+	e := decodeInfoOf(t.Elem())
+	di.elem.Store(e)
+	return e
 }
 
 type decodeField struct {
 	// index is the path through embedded structs.
 	index []int
+	// info is the decodeInfo of the field's type, resolved on first use.
+	info atomic.Pointer[decodeInfo]
+}
+
+// infoOf is the decodeInfo of the field's type t.
+func (f *decodeField) infoOf(t reflect.Type) *decodeInfo {
+	if di := f.info.Load(); di != nil {
+		return di
+	}
+	di := decodeInfoOf(t)
+	f.info.Store(di)
+	return di
 }
 
 var decodeTypes sync.Map // reflect.Type -> *decodeInfo
@@ -97,8 +124,8 @@ func decodeInfoOf(t reflect.Type) *decodeInfo {
 // structFields lists the JSON fields of a struct as encoding/json sees them, embedded
 // structs' fields promoted; ambiguous is true where encoding/json's rules for names that
 // occur more than once would be needed, or a field has the ",string" option.
-func structFields(t reflect.Type) (fields map[string]decodeField, ambiguous bool) {
-	fields = map[string]decodeField{}
+func structFields(t reflect.Type) (fields map[string]*decodeField, ambiguous bool) {
+	fields = map[string]*decodeField{}
 	depth := map[string]int{}
 	var walk func(t reflect.Type, index []int)
 	walk = func(t reflect.Type, index []int) {
@@ -141,16 +168,16 @@ func structFields(t reflect.Type) (fields map[string]decodeField, ambiguous bool
 				}
 			}
 			depth[name] = len(idx)
-			fields[name] = decodeField{index: idx}
+			fields[name] = &decodeField{index: idx}
 		}
 	}
 	walk(t, nil)
 	return fields, ambiguous
 }
 
-// decode sets v from the JSON value src as encoding/json would, or returns errFallback.
-func (d decoder) decode(src any, v reflect.Value) error {
-	di := decodeInfoOf(v.Type())
+// decode sets v, of the type di describes, from the JSON value src as encoding/json would,
+// or returns errFallback.
+func (d decoder) decode(src any, v reflect.Value, di *decodeInfo) error {
 	if di.fallback {
 		return errFallback
 	}
@@ -169,7 +196,7 @@ func (d decoder) decode(src any, v reflect.Value) error {
 		if v.IsNil() {
 			v.Set(reflect.New(v.Type().Elem()))
 		}
-		return d.decode(src, v.Elem())
+		return d.decode(src, v.Elem(), di.elemInfo(v.Type()))
 	case reflect.Interface:
 		if v.NumMethod() != 0 {
 			return errFallback
@@ -233,10 +260,10 @@ func (d decoder) decode(src any, v reflect.Value) error {
 		if v.IsNil() {
 			v.Set(reflect.MakeMapWithSize(v.Type(), len(m)))
 		}
-		et := v.Type().Elem()
+		et, eti := v.Type().Elem(), di.elemInfo(v.Type())
 		for k, e := range m {
 			ev := reflect.New(et).Elem()
-			if err := d.decode(e, ev); err != nil {
+			if err := d.decode(e, ev, eti); err != nil {
 				return err
 			}
 			v.SetMapIndex(reflect.ValueOf(k).Convert(v.Type().Key()), ev)
@@ -248,8 +275,9 @@ func (d decoder) decode(src any, v reflect.Value) error {
 			return errFallback
 		}
 		s := reflect.MakeSlice(v.Type(), len(l), len(l))
+		eti := di.elemInfo(v.Type())
 		for i, e := range l {
-			if err := d.decode(e, s.Index(i)); err != nil {
+			if err := d.decode(e, s.Index(i), eti); err != nil {
 				return err
 			}
 		}
@@ -261,14 +289,14 @@ func (d decoder) decode(src any, v reflect.Value) error {
 
 func (d decoder) decodeStruct(m map[string]any, v reflect.Value, di *decodeInfo) error {
 	for k, e := range m {
-		fv, err := d.field(v, di, k)
+		fv, f, err := d.field(v, di, k)
 		if err != nil {
 			return err
 		}
 		if !fv.IsValid() {
 			continue
 		}
-		if err := d.decode(e, fv); err != nil {
+		if err := d.decode(e, fv, f.infoOf(fv.Type())); err != nil {
 			return err
 		}
 	}
@@ -276,21 +304,21 @@ func (d decoder) decodeStruct(m map[string]any, v reflect.Value, di *decodeInfo)
 }
 
 // field is the field of struct v that key k sets, allocating embedded pointers on the
-// way; the zero Value for a key encoding/json ignores.
-func (d decoder) field(v reflect.Value, di *decodeInfo, k string) (reflect.Value, error) {
+// way, and how it is decoded; the zero Value for a key encoding/json ignores.
+func (d decoder) field(v reflect.Value, di *decodeInfo, k string) (reflect.Value, *decodeField, error) {
 	f, ok := di.fields[k]
 	if !ok {
 		if d.strict || !isASCII(k) || di.folded[strings.ToLower(k)] {
-			return reflect.Value{}, errFallback
+			return reflect.Value{}, nil, errFallback
 		}
-		return reflect.Value{}, nil
+		return reflect.Value{}, nil, nil
 	}
 	fv := v
 	for i, x := range f.index {
 		if i > 0 && fv.Kind() == reflect.Pointer {
 			if fv.IsNil() {
 				if !fv.CanSet() {
-					return reflect.Value{}, errFallback
+					return reflect.Value{}, nil, errFallback
 				}
 				fv.Set(reflect.New(fv.Type().Elem()))
 			}
@@ -299,9 +327,9 @@ func (d decoder) field(v reflect.Value, di *decodeInfo, k string) (reflect.Value
 		fv = fv.Field(x)
 	}
 	if !fv.CanSet() {
-		return reflect.Value{}, errFallback
+		return reflect.Value{}, nil, errFallback
 	}
-	return fv, nil
+	return fv, f, nil
 }
 
 // decodeSelf hands a type that decodes itself its JSON, as encoding/json does; errors are

@@ -146,10 +146,9 @@ func TestFromUnstructuredNumbersAsTheConverter(t *testing.T) {
 	}
 }
 
-// oneName has two fields of one name, one inlined with a third, and one skipped.
+// oneName has a field of the name of an inlined one, and one skipped.
 type oneName struct {
 	A       string `json:"a"`
-	B       string `json:"a"`
 	Skipped string `json:"-"`
 	Inner   `json:",inline"`
 }
@@ -159,8 +158,8 @@ type Inner struct {
 	Z *int   `json:"z"`
 }
 
-// TestFromUnstructuredFieldNamesAsTheConverter: where fields share a name, or one is
-// skipped, the converter's values.
+// TestFromUnstructuredFieldNamesAsTheConverter: where a field shares its name with an
+// inlined one, or is skipped, the converter's values.
 func TestFromUnstructuredFieldNamesAsTheConverter(t *testing.T) {
 	newObj := func() any { return &oneName{} }
 	for name, m := range map[string]map[string]any{

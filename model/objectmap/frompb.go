@@ -152,7 +152,7 @@ func (d decoder) decodePBStruct(s *structpb.Struct, v reflect.Value, di *decodeI
 		return errFallback
 	}
 	for k, e := range s.GetFields() {
-		fv, err := d.field(v, di, k)
+		fv, _, err := d.field(v, di, k)
 		if err != nil {
 			return err
 		}
