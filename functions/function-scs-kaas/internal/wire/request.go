@@ -1,14 +1,18 @@
 package wire
 
 import (
+	"unicode/utf8"
+
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // The fields of a RunFunctionRequest that hold Structs, decoded by their Go types like State
-// and Resource. Any other field, known or new, goes to protobuf-go.
+// and Resource, and its meta, which every request has. Any other field, known or new, goes
+// to protobuf-go.
 const (
+	requestMeta              protowire.Number = 1
 	requestObserved          protowire.Number = 2
 	requestDesired           protowire.Number = 3
 	requestInput             protowire.Number = 4
@@ -17,6 +21,9 @@ const (
 	requestRequiredResources protowire.Number = 8
 
 	resourcesItems protowire.Number = 1
+
+	requestMetaTag          protowire.Number = 1
+	requestMetaCapabilities protowire.Number = 2
 )
 
 // consumeRequest decodes b into req, merging as protobuf does; with objects, the observed
@@ -30,6 +37,11 @@ func consumeRequest(b []byte, req *fnv1.RunFunctionRequest, objects *Request) er
 	for r.next() {
 		var err error
 		switch {
+		case r.is(requestMeta):
+			if req.Meta == nil {
+				req.Meta = &fnv1.RequestMeta{}
+			}
+			err = consumeMeta(r.bytes(), req.Meta)
 		case r.is(requestObserved):
 			if req.Observed == nil {
 				req.Observed = &fnv1.State{}
@@ -114,4 +126,34 @@ func consumeResourcesEntry(b []byte, m map[string]*fnv1.Resources, objects map[s
 		m[name] = rs
 	}
 	return nil
+}
+
+// consumeMeta decodes b into m, merging as protobuf does.
+func consumeMeta(b []byte, m *fnv1.RequestMeta) error {
+	r := fieldReader{b: b}
+	for r.next() {
+		switch {
+		case r.is(requestMetaTag):
+			x := r.bytes()
+			if !utf8.Valid(x) {
+				return errUnusual
+			}
+			m.Tag = aliased(x)
+		case r.num == requestMetaCapabilities && r.typ == protowire.VarintType:
+			m.Capabilities = append(m.Capabilities, fnv1.Capability(int32(r.varint()))) //nolint:gosec // an enum is an int32 varint; protobuf truncates the same way
+		case r.is(requestMetaCapabilities):
+			// Packed, as protobuf writes repeated enums.
+			for packed := r.bytes(); len(packed) > 0; {
+				v, n := protowire.ConsumeVarint(packed)
+				if n < 0 {
+					return errUnusual
+				}
+				m.Capabilities = append(m.Capabilities, fnv1.Capability(int32(v))) //nolint:gosec // as above
+				packed = packed[n:]
+			}
+		default:
+			r.keep()
+		}
+	}
+	return r.done(m)
 }

@@ -57,6 +57,9 @@ func messages(t testing.TB) (requests map[string]*fnv1.RunFunctionRequest, respo
 		"bench request":       req,
 		"empty request":       {},
 		"empty Struct values": {Observed: odd, Input: &structpb.Struct{}},
+		"capabilities": {Meta: &fnv1.RequestMeta{Tag: "t", Capabilities: []fnv1.Capability{
+			fnv1.Capability_CAPABILITY_CAPABILITIES, fnv1.Capability_CAPABILITY_CONDITIONS, fnv1.Capability(-1), fnv1.Capability(300),
+		}}},
 	}
 	responses = map[string]*fnv1.RunFunctionResponse{
 		"response": {
@@ -573,6 +576,7 @@ func TestHandCodedFields(t *testing.T) {
 			"1 meta message", "2 desired message", "3 results message", "4 context message",
 			"5 requirements message", "6 conditions message", "7 output message",
 		}},
+		"RequestMeta":      {&fnv1.RequestMeta{}, []string{"1 tag string", "2 capabilities enum"}},
 		"ResponseMeta":     {&fnv1.ResponseMeta{}, []string{"1 tag string", "2 ttl message"}},
 		"Duration":         {&durationpb.Duration{}, []string{"1 seconds int64", "2 nanos int32"}},
 		"Result":           {&fnv1.Result{}, []string{"1 severity enum", "2 message string", "3 reason string", "4 target enum"}},
@@ -636,6 +640,42 @@ func TestUnusualResponsesLeftToProtobuf(t *testing.T) {
 			if err == nil {
 				compareMarshal(t, rsp, got)
 			}
+		})
+	}
+}
+
+// TestMetaAsProtobuf: a request's meta decodes as protobuf-go decodes it, however it is
+// written: capabilities packed or one by one, the meta given twice (merged), or refused.
+func TestMetaAsProtobuf(t *testing.T) {
+	meta := func(fields ...[]byte) []byte {
+		var b []byte
+		for _, f := range fields {
+			b = append(b, f...)
+		}
+		return protowire.AppendBytes(protowire.AppendTag(nil, requestMeta, protowire.BytesType), b)
+	}
+	tag := func(s string) []byte {
+		return protowire.AppendString(protowire.AppendTag(nil, requestMetaTag, protowire.BytesType), s)
+	}
+	capability := func(v uint64) []byte {
+		return protowire.AppendVarint(protowire.AppendTag(nil, requestMetaCapabilities, protowire.VarintType), v)
+	}
+	packed := func(p []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, requestMetaCapabilities, protowire.BytesType), p)
+	}
+	unknown := protowire.AppendVarint(protowire.AppendTag(nil, 9, protowire.VarintType), 1)
+	cases := map[string][]byte{
+		"one by one":                          meta(tag("t"), capability(1), capability(2)),
+		"packed and not":                      meta(capability(1), packed([]byte{2, 3}), capability(1<<40)),
+		"twice":                               append(meta(tag("a"), capability(1)), meta(tag("b"), packed([]byte{2}))...),
+		"an unknown field":                    meta(tag("t"), unknown),
+		"invalid UTF-8":                       meta(tag("\xff")),
+		"a truncated varint":                  meta(packed([]byte{0x80})),
+		"a capability of the wrong wire type": meta(protowire.AppendString(protowire.AppendTag(nil, requestMetaCapabilities, protowire.Fixed32Type), "")),
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			compareUnmarshal(t, b)
 		})
 	}
 }
