@@ -10,6 +10,9 @@
 // many of, which custom.go converts with the converter's results and without its JSON round
 // trip. Whatever this package does not handle the converter's way falls back to the
 // converter itself.
+//
+// Visit walks a typed object as ToUnstructured returns it, for encoders that write it
+// without the maps in between; the function writes its status that way.
 package objectmap
 
 import (

@@ -10,10 +10,12 @@
 // messages around them), so the function and its tests see exactly the messages protobuf-go
 // would give them. Every other message goes to protobuf-go.
 //
-// The served function goes one step further (Request, Response): the observed and required
-// resources of a request, which the function reads as maps, are decoded straight into the
-// maps structpb's AsMap would return, and the composed resources it renders as maps are
-// encoded straight from them, rather than through Structs made only to be converted.
+// The served function goes one step further (Request, Response): the observed composite and
+// composed resources and the required resources of a request, which the function reads as
+// maps, are decoded straight into the maps structpb's AsMap would return; the composed
+// resources it renders as maps are encoded straight from them, and the composite's typed
+// status straight from the typed object (AppendTyped), rather than through Structs made
+// only to be converted.
 //
 // Anything unusual (an unknown field inside a Struct, a field given twice, invalid UTF-8, deep
 // nesting, a truncated message) is not interpreted here: the whole message goes to
