@@ -46,15 +46,11 @@ func Visit(obj any, v Visitor) bool {
 
 // visitStruct tells vis the members of struct v as encodeStruct sets them.
 func visitStruct(ti *typeInfo, v reflect.Value, vis Visitor) bool {
-	for i := range ti.fields {
+	var room [64]int
+	set, _ := setFields(ti, v, room[:0])
+	for _, i := range set {
 		f := &ti.fields[i]
-		if f.skip {
-			continue
-		}
 		fv := v.Field(f.index)
-		if f.omitempty && isEmpty(fv) || f.omitzero != nil && f.omitzero(fv) {
-			continue
-		}
 		if f.inline {
 			it := f.typeInfo()
 			for fv.Kind() == reflect.Pointer && !fv.IsNil() {
