@@ -181,9 +181,9 @@ func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environme
 		}
 	}
 
-	// ValidateLabels reports in map order, and the same spec must give the same message:
-	// labels it refuses are checked again one at a time, in the order of the keys.
-	if len(metav1validation.ValidateLabels(pool.Labels, p.Child("labels"))) > 0 {
+	// Labels refused are validated one at a time, in the order of the keys: ValidateLabels
+	// reports in map order, and the same spec must give the same message.
+	if !labelsValid(pool.Labels) {
 		for _, k := range slices.Sorted(maps.Keys(pool.Labels)) {
 			errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: pool.Labels[k]}, p.Child("labels"))...)
 		}
@@ -191,10 +191,12 @@ func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environme
 	effects := []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 	for i, t := range pool.Taints {
 		tp := p.Child("taints").Index(i)
-		for _, msg := range validation.IsQualifiedName(t.Key) {
-			errs = append(errs, field.Invalid(tp.Child("key"), t.Key, msg))
+		if !isLabelKey(t.Key) {
+			for _, msg := range validation.IsQualifiedName(t.Key) {
+				errs = append(errs, field.Invalid(tp.Child("key"), t.Key, msg))
+			}
 		}
-		if t.Value != "" {
+		if !isLabelValue(t.Value) {
 			for _, msg := range validation.IsValidLabelValue(t.Value) {
 				errs = append(errs, field.Invalid(tp.Child("value"), t.Value, msg))
 			}
