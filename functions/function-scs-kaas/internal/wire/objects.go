@@ -105,6 +105,11 @@ func consumeObject(b []byte, o *Object) error {
 			if err := consumeConnectionDetail(r.bytes(), &o.ConnectionDetails); err != nil {
 				return err
 			}
+		case r.num == resourceStruct || r.num == resourceConnDetails:
+			// A field o holds, with another wire type: protobuf-go decides what that makes of
+			// it (an empty map, FuzzUnmarshal found), and kept fields go to a Resource that is
+			// dropped.
+			return errUnusual
 		default:
 			// Ready, which an observed resource does not use, and fields the function does
 			// not know: protobuf-go checks them.

@@ -143,6 +143,10 @@ func consumeState(b []byte, s *fnv1.State, depth int, objects *Request) error {
 			if err := consumeObject(r.bytes(), &objects.Composite); err != nil {
 				return err
 			}
+		case objects != nil && (r.num == stateComposite || r.num == stateResources) && r.typ != protowire.BytesType:
+			// A field objects takes, with another wire type: protobuf-go decides, as in
+			// consumeObject.
+			return errUnusual
 		case r.is(stateComposite):
 			if s.Composite == nil {
 				s.Composite = &fnv1.Resource{}

@@ -679,3 +679,34 @@ func TestMetaAsProtobuf(t *testing.T) {
 		})
 	}
 }
+
+// TestOtherWireTypesLeftToProtobuf: a field the hand decoder turns into maps, given with
+// another wire type, goes to protobuf-go with the whole request, which may make an empty
+// map of it (FuzzUnmarshal found that for connection details).
+func TestOtherWireTypesLeftToProtobuf(t *testing.T) {
+	fixed64 := func(num protowire.Number) []byte {
+		return protowire.AppendFixed64(protowire.AppendTag(nil, num, protowire.Fixed64Type), 0)
+	}
+	message := func(num protowire.Number, b []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, num, protowire.BytesType), b)
+	}
+	entry := func(b []byte) []byte {
+		return message(stateResources, append(message(1, []byte("r")), message(2, b)...))
+	}
+	cases := map[string][]byte{
+		"connection details of the composite": message(requestObserved, message(stateComposite, fixed64(resourceConnDetails))),
+		"the composite's Struct":              message(requestObserved, message(stateComposite, fixed64(resourceStruct))),
+		"connection details of a resource":    message(requestObserved, entry(fixed64(resourceConnDetails))),
+		"the observed composite":              message(requestObserved, fixed64(stateComposite)),
+		"an observed resource":                message(requestObserved, fixed64(stateResources)),
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			objects := &Request{Proto: &fnv1.RunFunctionRequest{}, Observed: map[string]Object{}, Required: map[string][]map[string]any{}}
+			if err := handDecodeObjects(b, objects); err == nil {
+				t.Fatal("the hand decoder took it into maps")
+			}
+			compareUnmarshal(t, b)
+		})
+	}
+}
