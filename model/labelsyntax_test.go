@@ -18,15 +18,7 @@ func TestLabelSyntax(t *testing.T) {
 		strings.Repeat("a", 63), strings.Repeat("a", 64), strings.Repeat("a", 253) + "/a",
 		strings.Repeat("a", 254) + "/a", strings.Repeat("a", 100) + "/" + strings.Repeat("b", 63),
 		strings.Repeat("a", 100) + "." + strings.Repeat("b", 100) + "/x"}
-	r := rand.New(rand.NewPCG(5, 6))
-	const chars = "azAZ09-_./ä"
-	for range 50000 {
-		b := make([]byte, r.IntN(12))
-		for i := range b {
-			b[i] = chars[r.IntN(len(chars))]
-		}
-		cases = append(cases, string(b))
-	}
+	cases = append(cases, randomStrings(rand.New(rand.NewPCG(5, 6)), "azAZ09-_./ä", 50000, 12)...)
 	for _, s := range cases {
 		if got, want := isLabelKey(s), len(validation.IsQualifiedName(s)) == 0; got != want {
 			t.Errorf("isLabelKey(%q) = %v, IsQualifiedName says %v", s, got, want)
