@@ -112,3 +112,32 @@ func TestEncodeCompositeAsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeOutputRefusesAnUnencodableStatus: a status that cannot be encoded (a string
+// that is not UTF-8, which no protobuf Struct can hold) is an error that leaves the response
+// as it was, straight from the typed status and merged with an earlier one alike: the
+// caller refuses with the desired state as it came.
+func TestEncodeOutputRefusesAnUnencodableStatus(t *testing.T) {
+	earlier := &fnv1.State{Composite: &fnv1.Resource{Resource: &structpb.Struct{Fields: map[string]*structpb.Value{
+		"status": structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{"fromEarlierStep": structpb.NewBoolValue(true)}}),
+	}}}}
+	for name, desired := range map[string]*fnv1.State{"nothing desired before": {}, "an earlier status": earlier} {
+		t.Run(name, func(t *testing.T) {
+			rsp := &fnv1.RunFunctionResponse{Desired: desired}
+			before := proto.Clone(rsp)
+			out := &model.Output{
+				Environment: &model.Environment{},
+				Rendering:   &model.Rendering{},
+				Observation: &model.Observation{},
+				Status:      kaasv1alpha1.ClusterStatus{APIServerURL: "\xff"},
+			}
+			res, err := encodeOutput(rsp, out, false)
+			if err == nil || !strings.Contains(err.Error(), "status") {
+				t.Fatalf("encodeOutput = %v, %v; want an error about the status", res, err)
+			}
+			if !proto.Equal(before, rsp) {
+				t.Errorf("the response changed (-before +after):\n%s", cmp.Diff(before, rsp, protocmp.Transform()))
+			}
+		})
+	}
+}

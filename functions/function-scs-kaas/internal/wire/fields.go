@@ -178,3 +178,14 @@ func beginEntry(b []byte, num protowire.Number, key string) (out []byte, entry, 
 func endEntry(b []byte, entry, value int) []byte {
 	return endNested(endNested(b, value), entry)
 }
+
+// appendScalarEntry appends an entry of map field num whose value is a string or bytes,
+// written where beginEntry leaves room for a message: the same length-delimited encoding.
+func appendScalarEntry[V string | []byte](b []byte, num protowire.Number, key string, v V) ([]byte, error) {
+	b, entry, value, err := beginEntry(b, num, key)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, v...)
+	return endEntry(b, entry, value), nil
+}

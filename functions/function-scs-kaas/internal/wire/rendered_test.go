@@ -105,6 +105,13 @@ func TestMarshalResponse(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &Response{Proto: proto.Clone(rsp).(*fnv1.RunFunctionResponse), Rendered: rendered, Status: status}
+			if c := r.Proto.GetDesired().GetComposite(); c.GetResource() != nil {
+				// A status of an earlier step, which the new one replaces.
+				if c.Resource.Fields == nil {
+					c.Resource.Fields = map[string]*structpb.Value{}
+				}
+				c.Resource.Fields["status"] = structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{"replaced": structpb.NewBoolValue(true)}})
+			}
 			b, err := MarshalResponse(r)
 			if err != nil {
 				t.Fatal(err)
@@ -118,6 +125,10 @@ func TestMarshalResponse(t *testing.T) {
 			}
 			if want.GetDesired().GetComposite().GetResource().GetFields()["status"] == nil {
 				t.Fatal("ToProto desired no composite status")
+			}
+			// Each field once: the replaced status is not written besides the new one.
+			if n := proto.Size(want); len(b) != n {
+				t.Errorf("encoding has %d bytes, protobuf-go's %d", len(b), n)
 			}
 			compareMarshal(t, want, b)
 		})

@@ -238,19 +238,15 @@ func appendSelector(b []byte, s *fnv1.ResourceSelector) ([]byte, error) {
 		if m.MatchLabels == nil || unknown(m.MatchLabels) {
 			return nil, errUnusual
 		}
-		var start, entry, value int
+		var start int
 		b, start = beginNested(b, selectorMatchLabels)
 		for k, v := range m.MatchLabels.GetLabels() {
-			if b, entry, value, err = beginEntry(b, matchLabelsLabels, k); err != nil {
-				return nil, err
-			}
-			// A string value, where beginEntry left room for a message: the same
-			// length-delimited encoding.
 			if !utf8.ValidString(v) {
 				return nil, errUnusual
 			}
-			b = append(b, v...)
-			b = endEntry(b, entry, value)
+			if b, err = appendScalarEntry(b, matchLabelsLabels, k, v); err != nil {
+				return nil, err
+			}
 		}
 		b = endNested(b, start)
 	default:

@@ -69,31 +69,22 @@ func appendResource(b []byte, r *fnv1.Resource) ([]byte, error) {
 	return appendResourceRest(b, r)
 }
 
+// compositeStatus is the field of the composite resource that a Response's Status replaces.
+var compositeStatus = map[string]bool{"status": true}
+
 // appendComposite appends the composite resource c with status, unless nil, in place of
 // any status c has.
 func appendComposite(b []byte, c *fnv1.Resource, status []byte) ([]byte, error) {
 	if status == nil {
 		return appendResource(b, c)
 	}
-	if s := c.GetResource(); s != nil && unknown(s) {
-		return nil, errUnusual
-	}
 	var (
 		start, entry, value, inner int
 		err                        error
 	)
 	b, start = beginNested(b, resourceStruct)
-	for key, v := range c.GetResource().GetFields() {
-		if key == "status" {
-			continue
-		}
-		if b, entry, value, err = beginEntry(b, structFields, key); err != nil {
-			return nil, err
-		}
-		if b, err = appendValue(b, v); err != nil {
-			return nil, err
-		}
-		b = endEntry(b, entry, value)
+	if b, err = appendStructFields(b, c.GetResource(), compositeStatus); err != nil {
+		return nil, err
 	}
 	if b, entry, value, err = beginEntry(b, structFields, "status"); err != nil {
 		return nil, err
@@ -110,18 +101,11 @@ func appendComposite(b []byte, c *fnv1.Resource, status []byte) ([]byte, error) 
 
 // appendResourceRest appends the fields of r after its Struct.
 func appendResourceRest(b []byte, r *fnv1.Resource) ([]byte, error) {
-	var (
-		entry, value int
-		err          error
-	)
+	var err error
 	for key, v := range r.GetConnectionDetails() {
-		if b, entry, value, err = beginEntry(b, resourceConnDetails, key); err != nil {
+		if b, err = appendScalarEntry(b, resourceConnDetails, key, v); err != nil {
 			return nil, err
 		}
-		// A bytes value, written where beginEntry left room for a message: the same
-		// length-delimited encoding.
-		b = append(b, v...)
-		b = endEntry(b, entry, value)
 	}
 	b = appendReady(b, r.GetReady())
 	return append(b, r.ProtoReflect().GetUnknown()...), nil

@@ -31,6 +31,11 @@ func unknown(m protoreflect.ProtoMessage) bool {
 }
 
 func appendStruct(b []byte, s *structpb.Struct) ([]byte, error) {
+	return appendStructFields(b, s, nil)
+}
+
+// appendStructFields appends the fields of s but those replaced, which the caller writes.
+func appendStructFields(b []byte, s *structpb.Struct, replaced map[string]bool) ([]byte, error) {
 	if s != nil && unknown(s) {
 		return nil, errUnusual
 	}
@@ -39,6 +44,9 @@ func appendStruct(b []byte, s *structpb.Struct) ([]byte, error) {
 		err          error
 	)
 	for key, v := range s.GetFields() {
+		if replaced[key] {
+			continue
+		}
 		if b, entry, value, err = beginEntry(b, structFields, key); err != nil {
 			return nil, err
 		}
