@@ -35,6 +35,11 @@ type Input struct {
 	// (spec.writeConnectionSecretToRef.name): Crossplane v2 gives namespaced composites no
 	// connection secret, so Reconcile composes it. Empty: none.
 	KubeconfigSecret string
+
+	// ConnectionDetails are the legacy composite's connection details as Crossplane last
+	// published them (the observed composite's connection details): what was delivered to
+	// the claim's Secret so far. They are secret: never log them.
+	ConnectionDetails map[string][]byte
 }
 
 // Output is the result of one Reconcile.

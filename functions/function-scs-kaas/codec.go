@@ -18,7 +18,7 @@ import (
 // decodeInput reads the observed composite resource, the observed composed resources and
 // the required resources of a request.
 func decodeInput(req *wire.Request, opts model.Options) (model.Input, error) {
-	in := model.Input{Options: opts}
+	in := model.Input{Options: opts, ConnectionDetails: req.Composite.ConnectionDetails}
 	if err := decodeComposite(req.Composite.Resource, &in); err != nil {
 		return in, err
 	}
