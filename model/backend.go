@@ -28,6 +28,12 @@ type Backend interface {
 	// relative to the EnvironmentConfig's data.
 	ValidateEnvironment(env *Environment) field.ErrorList
 
+	// PlacementSettings are the backend's environment settings that decide where a
+	// cluster's resources live: the garden or management cluster, a ProviderConfig, a
+	// namespace. Reconcile keeps their values for the cluster's life (KeepPlacement), so an
+	// edit reaches new clusters only.
+	PlacementSettings() []PlacementSetting
+
 	// NameLength is the longest cluster name the backend's native objects allow in the
 	// environment, with room for every name derived from it. New clusters get a name of
 	// at most this length (NativeName); it must be at least 8.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
@@ -41,9 +42,9 @@ func Unobserved(observed map[string]ObservedResource) []string {
 	return out
 }
 
-// LastApplied is the desired form of an observed composed resource: what was applied last,
-// without what the API server and the controllers added (status, uid, resourceVersion,
-// managed fields).
+// LastApplied is the desired form of an observed composed resource: what was applied last
+// (spec, or a Secret's data and type), without what the API server and the controllers
+// added (status, uid, resourceVersion, managed fields).
 func LastApplied(observed *unstructured.Unstructured) *unstructured.Unstructured {
 	meta := map[string]any{"name": observed.GetName()}
 	if ns := observed.GetNamespace(); ns != "" {
@@ -56,8 +57,10 @@ func LastApplied(observed *unstructured.Unstructured) *unstructured.Unstructured
 		meta["annotations"] = stringMap(a)
 	}
 	out := map[string]any{"apiVersion": observed.GetAPIVersion(), "kind": observed.GetKind(), "metadata": meta}
-	if spec, ok := observed.Object["spec"]; ok {
-		out["spec"] = deepCopyJSON(spec)
+	for k, v := range observed.Object {
+		if _, set := out[k]; !set && k != "status" {
+			out[k] = runtime.DeepCopyJSONValue(v)
+		}
 	}
 	return &unstructured.Unstructured{Object: out}
 }
@@ -115,25 +118,6 @@ func stringMap(in map[string]string) map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-func deepCopyJSON(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = deepCopyJSON(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = deepCopyJSON(x)
-		}
-		return out
-	default:
-		return v
-	}
 }
 
 // ObservedCondition is a condition of an observed object in the Crossplane and Kubernetes

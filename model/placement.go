@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
@@ -288,24 +287,4 @@ func (r *Request) Labels() map[string]string {
 		l[LabelIdentity] = r.Identity.Hash()
 	}
 	return l
-}
-
-// Moved refuses to render a native object into another remote cluster than the one its
-// observed Object manages it in: that would create a second cluster there and delete the
-// first. setting is the environment setting that names the cluster, what the native
-// object ("the Shoot"). Changes between local and remote change the composed kind and are
-// refused by Reconcile.
-func (p Placement) Moved(resource string, setting *field.Path, what string) *field.Error {
-	res, ok := p.req.Observed[resource]
-	if p.Local() || !ok || res.Object == nil || !providerkubernetes.IsObject(res.Object) {
-		return nil
-	}
-	was, _, _ := unstructured.NestedString(res.Object.Object, "spec", "providerConfigRef", "name")
-	if was == "" || was == p.providerConfig {
-		return nil
-	}
-	env := p.req.Environment
-	return field.Forbidden(setting, fmt.Sprintf(
-		"%s is managed through ProviderConfig %s but environment %s (EnvironmentConfig %s) now names %s: that would create a second cluster there and delete this one; restore %s",
-		what, was, env.Name, env.ConfigName, p.providerConfig, setting))
 }

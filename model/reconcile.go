@@ -60,6 +60,14 @@ type Output struct {
 	Observation *Observation
 	// Status is the full normalised status, including the backend pin.
 	Status kaasv1alpha1.ClusterStatus
+	// Warnings are for the cluster's users, beyond the fields the backend cannot honour
+	// (Rendering.Unsupported): callers surface them as Warning events.
+	Warnings []Warning
+}
+
+// Warning is something a user should know about the cluster, in one word and a sentence.
+type Warning struct {
+	Reason, Message string
 }
 
 // Reconcile runs the whole translation for one cluster: it selects and checks the
@@ -117,6 +125,8 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	if len(envErrs) > 0 {
 		return nil, &InvalidError{Reason: kaasv1alpha1.ReasonInvalidEnvironment, Subject: fmt.Sprintf("environment %q (EnvironmentConfig %s)", env.Name, env.ConfigName), Errs: envErrs}
 	}
+	settings := placementSettings(backend)
+	placement, placementChanges := KeepPlacement(env, settings, pinned.Placement)
 	if err := r.checkObservedBackends(backend, in.Observed); err != nil {
 		return nil, err
 	}
@@ -174,16 +184,18 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	sortUnsupported(rendering.Unsupported)
 	unobserved := Unobserved(in.Observed)
 	keepUnobserved(rendering, in.Observed, unobserved)
-	if err := checkReplacements(rendering, in.Observed); err != nil {
+	if err := checkIdentities(rendering, in.Observed, env, settings); err != nil {
 		return nil, err
 	}
 	if err := checkNothingDropped(backend.Type(), rendering, in.Observed, &cluster.Spec); err != nil {
 		return nil, err
 	}
+	out.Warnings = r.keepUnknown(rendering, in)
 	synced := syncedCondition(rendering.Resources, in.Observed)
 	if len(unobserved) > 0 {
 		obs = unknownObservation(obs, &xr.Status, unobserved)
 	}
+	obs = keepDelivered(obs, Delivered(in))
 
 	if in.KubeconfigSecret != "" {
 		rendering.Resources = append(rendering.Resources, kubeconfigSecret(req, in.KubeconfigSecret, obs.ConnectionDetails))
@@ -204,6 +216,7 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 		Name:           req.NativeName,
 		NativeRef:      rendering.NativeRef,
 		DeletionPolicy: deletionPolicy(rendering.Resources),
+		Placement:      placement,
 	}
 	if out.Status.Backend.NativeRef == nil && pinned.NativeRef != nil {
 		// The backend could not say where its object lives this time (its inputs are
@@ -213,6 +226,7 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	out.Status.Defaulted = req.Defaulted
 	out.Status.Offered = offered(env, &cluster.Spec, out.Status.Kubernetes)
 	changes := append(EnvironmentChanges(&cluster.Spec, env, out.Status.Defaulted), rendering.EnvironmentChanges...)
+	changes = append(changes, placementChanges...)
 	if !slices.ContainsFunc(obs.Conditions, func(c Condition) bool { return c.Type == kaasv1alpha1.ConditionKubeconfigReady }) {
 		obs.Conditions = append(obs.Conditions, kubeconfigCondition(obs))
 	}
@@ -369,17 +383,14 @@ func environmentCondition(env *Environment, changes []string) Condition {
 func (r *Registry) checkObservedBackends(backend Backend, observed map[string]ObservedResource) error {
 	var foreign []string
 	for name := range observed {
-		for _, t := range append(kaasv1alpha1.BackendTypes(), registeredTypes(r)...) {
-			if t != backend.Type() && strings.HasPrefix(name, string(t)+"-") {
-				foreign = append(foreign, fmt.Sprintf("%s (backend %s)", name, t))
-			}
+		if t := r.backendOf(name); t != "" && t != backend.Type() {
+			foreign = append(foreign, fmt.Sprintf("%s (backend %s)", name, t))
 		}
 	}
 	if len(foreign) == 0 {
 		return nil
 	}
 	sort.Strings(foreign)
-	foreign = slices.Compact(foreign)
 	return errorf(kaasv1alpha1.ReasonReplacementRefused, "the cluster has resources of another backend than %q, which its environment names now: %s; switching backends would delete them and replace the cluster, so nothing was changed",
 		backend.Type(), strings.Join(foreign, ", "))
 }
@@ -401,27 +412,6 @@ func checkSecretsSanitized(observed map[string]ObservedResource) error {
 	sort.Strings(exposed)
 	return errorf(kaasv1alpha1.ReasonSecretExposed, "%s carries the data of the Secret it observes in its status, readable by anyone who may read Objects: provider-kubernetes runs without --sanitize-secrets. Start it with --sanitize-secrets (a DeploymentRuntimeConfig argument); until then nothing is changed",
 		strings.Join(exposed, ", "))
-}
-
-// checkReplacements refuses a rendering that would put an object of another kind, or of
-// another name, under an existing resource name: Crossplane would create the new object and
-// delete the old one.
-func checkReplacements(rendering *Rendering, observed map[string]ObservedResource) error {
-	for _, res := range rendering.Resources {
-		o, ok := observed[res.Name]
-		if !ok || o.Object == nil {
-			continue
-		}
-		if o.Object.GetAPIVersion() != res.Object.GetAPIVersion() || o.Object.GetKind() != res.Object.GetKind() {
-			return errorf(kaasv1alpha1.ReasonReplacementRefused, "resource %s exists as %s %s but would now be %s %s: that would replace it, so nothing was changed; restore the environment setting that moved it (for example where the native objects live)",
-				res.Name, o.Object.GetAPIVersion(), o.Object.GetKind(), res.Object.GetAPIVersion(), res.Object.GetKind())
-		}
-		if was, now := o.Object.GetName(), res.Object.GetName(); was != "" && now != "" && was != now {
-			return errorf(kaasv1alpha1.ReasonReplacementRefused, "resource %s exists as %s %s but would now be named %s: that would replace it, so nothing was changed",
-				res.Name, o.Object.GetKind(), was, now)
-		}
-	}
-	return nil
 }
 
 func registeredTypes(r *Registry) []kaasv1alpha1.BackendType {

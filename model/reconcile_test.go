@@ -27,6 +27,7 @@ func (fakeBackend) ValidateEnvironment(*Environment) field.ErrorList { return ni
 func (b fakeBackend) Requirements(*Request) map[string]Selector      { return b.requirements }
 func (fakeBackend) Capabilities() Capabilities                       { return Capabilities{} }
 func (fakeBackend) NameLength(*Environment) int                      { return 20 }
+func (fakeBackend) PlacementSettings() []PlacementSetting            { return nil }
 
 func (b fakeBackend) Translate(req *Request) (*Translation, error) {
 	if errs := b.validate(req); len(errs) > 0 {
@@ -244,13 +245,13 @@ func TestReconcile(t *testing.T) {
 				"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "old", "labels": map[string]any{LabelCluster: "demo-fklvc3"}},
 			}}}}},
 			wantReason: kaasv1alpha1.ReasonReplacementRefused,
-			wantErr:    []string{"resource fake-cluster exists as ConfigMap old but would now be named demo-fklvc3: that would replace it"},
+			wantErr:    []string{"composed resource fake-cluster (ConfigMap old) would change its name from old to demo-fklvc3: that would replace it"},
 		},
 		"KindChangeUnderAnExistingName": {
 			backend:    fakeBackend{kind: "Secret"},
 			in:         Input{Cluster: testCluster(), Required: environments, Observed: observed("fake-cluster", "ConfigMap")},
 			wantReason: kaasv1alpha1.ReasonReplacementRefused,
-			wantErr:    []string{"resource fake-cluster exists as v1 ConfigMap but would now be v1 Secret: that would replace it"},
+			wantErr:    []string{"composed resource fake-cluster (ConfigMap) would change its kind from ConfigMap to Secret: that would replace it"},
 		},
 	}
 	for name, tc := range cases {
@@ -304,7 +305,9 @@ func TestReconcile(t *testing.T) {
 			want := &kaasv1alpha1.BackendStatus{Type: "fake", Environment: "regionone", Region: "RegionOne", Name: name,
 				NativeRef: &kaasv1alpha1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Name: name},
 				// The fake backend composes a plain object: deleting the composite deletes it.
-				DeletionPolicy: kaasv1alpha1.DeletionDelete}
+				DeletionPolicy: kaasv1alpha1.DeletionDelete,
+				// The region is kept for every backend; the fake one has no settings of its own.
+				Placement: map[string]string{"data.region": "RegionOne"}}
 			if diff := cmp.Diff(want, out.Status.Backend); diff != "" {
 				t.Errorf("status.backend: -want, +got:\n%s", diff)
 			}

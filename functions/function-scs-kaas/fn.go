@@ -169,6 +169,9 @@ func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced b
 		setCondition(rsp, c)
 	}
 	setSpecSupported(rsp, out.Rendering.Unsupported)
+	for _, w := range out.Warnings {
+		addWarning(rsp, w.Reason, w.Message)
+	}
 	return &wire.Response{Proto: rsp, Rendered: rendered, Status: status}, nil
 }
 

@@ -27,13 +27,19 @@ import (
 // created, ready and failing clusters, a remote management cluster) and changed by the
 // fuzzer: any spec as JSON, and a program of mutations of the composite, the environments,
 // the observed composed resources and the required resources (fields deleted or of the
-// wrong type, lists with duplicates, observed objects without status or manifest, objects
-// gone or under two names). It checks the promises that keep clusters alive:
+// wrong type, lists with duplicates, observed objects without status, manifest or
+// connection details, objects gone or under two names, any setting of an environment
+// edited). The bases include Ready clusters of every backend and flavour that have
+// delivered their kubeconfig and recorded their placement (readyClusters). It checks the
+// promises that keep clusters alive:
 //
 //   - the function never panics (a recovered panic counts: it is a bug);
 //   - a Fatal result leaves the desired state exactly as it came in;
 //   - otherwise every observed composed resource of the backend is desired again, except
-//     those of a node pool the spec no longer has;
+//     those of a node pool the spec no longer has, and nothing is taken back
+//     (checkNothingTakenBack: no resource that can hold a cluster or its credentials
+//     dropped or given another identity, no data key of a Secret or of the composite's
+//     connection details lost);
 //   - the same request gives the same bytes.
 //
 // make fuzz runs it for a bounded time; failures the fuzzer finds land in testdata/fuzz
@@ -102,6 +108,7 @@ func checkPromises(t *testing.T, c fuzzCase, req *fnv1.RunFunctionRequest) {
 		if _, ok := rsp.GetDesired().GetResources()["platform-extra"]; !ok {
 			t.Fatal("the earlier step's resource is gone from the desired state")
 		}
+		checkNothingTakenBack(t, req, rsp)
 	}
 	checkWire(t, fn, req, rsp)
 	again, err := fn.RunFunction(context.Background(), proto.Clone(req).(*fnv1.RunFunctionRequest))
@@ -195,10 +202,13 @@ type fuzzCase struct {
 	observed map[string]map[string]any
 	details  map[string]map[string][]byte
 	required map[string][]map[string]any
+	// delivered are the composite's connection details (legacy flavour).
+	delivered map[string][]byte
 }
 
 func (c fuzzCase) clone() fuzzCase {
-	out := fuzzCase{xr: deepCopy(c.xr), observed: map[string]map[string]any{}, details: c.details, required: map[string][]map[string]any{}}
+	out := fuzzCase{xr: deepCopy(c.xr), observed: map[string]map[string]any{}, details: maps.Clone(c.details), required: map[string][]map[string]any{},
+		delivered: c.delivered}
 	for _, e := range c.envs {
 		out.envs = append(out.envs, deepCopy(e))
 	}
@@ -223,7 +233,7 @@ func (c fuzzCase) request() (*fnv1.RunFunctionRequest, error) {
 	}
 	req := &fnv1.RunFunctionRequest{
 		Meta:              &fnv1.RequestMeta{Tag: "fuzz"},
-		Observed:          &fnv1.State{Composite: &fnv1.Resource{Resource: xr}, Resources: map[string]*fnv1.Resource{}},
+		Observed:          &fnv1.State{Composite: &fnv1.Resource{Resource: xr, ConnectionDetails: c.delivered}, Resources: map[string]*fnv1.Resource{}},
 		Desired:           &fnv1.State{Resources: map[string]*fnv1.Resource{"platform-extra": {Resource: resource.MustStructJSON(fromPreviousStep)}}},
 		RequiredResources: map[string]*fnv1.Resources{},
 	}
@@ -298,7 +308,7 @@ func (c *fuzzCase) mutate(m *mutator) {
 			return
 		}
 		target, _ := m.next()
-		switch op % 8 {
+		switch op % 10 {
 		case 0, 1, 2: // delete, retype or duplicate somewhere in a tree
 			c.mutateTree(op%3, target, m)
 		case 3: // an observed object without any status
@@ -322,6 +332,15 @@ func (c *fuzzCase) mutate(m *mutator) {
 		case 7: // required resources fetched, but none matched
 			if name := pick(keys(c.required), target); name != "" {
 				c.required[name] = []map[string]any{}
+			}
+		case 8: // an observed object's connection details not read
+			if name := pick(keys(c.observed), target); name != "" {
+				delete(c.details, name)
+			}
+		case 9: // a platform team edits a setting of an environment
+			if len(c.envs) > 0 {
+				i := target % len(c.envs)
+				c.envs[i] = mutateValue(c.envs[i], opEdit, m, 0).(map[string]any)
 			}
 		}
 	}
@@ -355,9 +374,13 @@ func (c *fuzzCase) mutateTree(op, target int, m *mutator) {
 // the test, never a request Crossplane can send).
 var wrongTypes = []any{nil, "x", -1.0, 1e9, true, []any{}, map[string]any{}, []any{"a", "a"}, ""}
 
+// opEdit is mutateValue's operation that gives a string another string value: an edit a
+// platform team could make, which the API server would accept.
+const opEdit = 3
+
 // mutateValue walks down v along the program and changes the node where it stops: op 0
-// deletes it, 1 replaces it with a value of a wrong type, 2 duplicates a list item. The root
-// itself stays a map.
+// deletes it, 1 replaces it with a value of a wrong type, 2 duplicates a list item, opEdit
+// gives a string another value. The root itself stays a map.
 func mutateValue(v any, op int, m *mutator, depth int) any {
 	b, more := m.next()
 	stop := !more || b%5 == 0 || depth > 8
@@ -381,6 +404,10 @@ func mutateValue(v any, op int, m *mutator, depth int) any {
 			if l, ok := x[k].([]any); ok && len(l) > 0 {
 				x[k] = append(l, l[b%len(l)])
 			}
+		case opEdit:
+			if _, ok := x[k].(string); ok {
+				x[k] = fmt.Sprintf("edited-%d", b)
+			}
 		}
 		return x
 	case []any:
@@ -399,6 +426,10 @@ func mutateValue(v any, op int, m *mutator, depth int) any {
 			x[i] = copyValue(wrongTypes[b%len(wrongTypes)])
 		case 2:
 			return append(x, copyValue(x[i]))
+		case opEdit:
+			if _, ok := x[i].(string); ok {
+				x[i] = fmt.Sprintf("edited-%d", b)
+			}
 		}
 		return x
 	}
@@ -455,7 +486,7 @@ func fuzzBases(t testing.TB) []fuzzCase {
 		"spec": map[string]any{"forProvider": map[string]any{"clusterId": "5d2f8c1a-3b4e-4f6a-8c9d-0e1f2a3b4c5d", "flavorId": "SCS-8V-32",
 			"name": "workers-nova", "region": "RegionOne", "labels": map[string]any{"availability_zone": "nova"}}},
 	}
-	return []fuzzCase{
+	bases := []fuzzCase{
 		{xr: gardenerXR, envs: envs},
 		{xr: gardenerXR, envs: envs, observed: observed(readObjects(t, exampleObservedReady)...),
 			details: map[string]map[string][]byte{"gardener-kubeconfig": secret(exampleKubeconfig)}},
@@ -474,4 +505,35 @@ func fuzzBases(t testing.TB) []fuzzCase {
 			details: map[string]map[string][]byte{"gardener-kubeconfig": secret(exampleKubeconfig)}},
 		{xr: namespacedXR(t, exampleMagnumXR), envs: envs, observed: observed(inNamespace(readObject(t, exampleMagnumObservedCreated)))},
 	}
+	for _, c := range readyClusters(t) {
+		bases = append(bases, fuzzCaseOf(c.req))
+	}
+	return bases
+}
+
+// fuzzCaseOf takes a request apart for the mutator.
+func fuzzCaseOf(req *fnv1.RunFunctionRequest) fuzzCase {
+	c := fuzzCase{xr: req.GetObserved().GetComposite().GetResource().AsMap(), delivered: req.GetObserved().GetComposite().GetConnectionDetails(),
+		observed: map[string]map[string]any{}, details: map[string]map[string][]byte{}, required: map[string][]map[string]any{}}
+	for name, r := range req.GetObserved().GetResources() {
+		c.observed[name] = r.GetResource().AsMap()
+		if len(r.GetConnectionDetails()) > 0 {
+			c.details[name] = r.GetConnectionDetails()
+		}
+	}
+	for name, items := range req.GetRequiredResources() {
+		objs := []map[string]any{}
+		for _, i := range items.GetItems() {
+			objs = append(objs, i.GetResource().AsMap())
+		}
+		switch name {
+		case "environments":
+			c.envs = objs
+		case "namespace":
+			// request() adds the example namespace with the environments.
+		default:
+			c.required[name] = objs
+		}
+	}
+	return c
 }

@@ -25,7 +25,7 @@ import (
 // lastApplied turns a composed resource the function desired into the observed resource
 // Crossplane reports once it exists but before its provider has observed it: the same
 // object with Crossplane's annotation, and no status at all.
-func lastApplied(t *testing.T, desired *fnv1.Resource, name string) map[string]any {
+func lastApplied(t testing.TB, desired *fnv1.Resource, name string) map[string]any {
 	t.Helper()
 	obj := deepCopy(desired.GetResource().AsMap())
 	meta := obj["metadata"].(map[string]any)
@@ -34,12 +34,12 @@ func lastApplied(t *testing.T, desired *fnv1.Resource, name string) map[string]a
 	return obj
 }
 
-func run(t *testing.T, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
+func run(t testing.TB, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 	t.Helper()
 	return runWith(t, NewFunction(logging.NewNopLogger()), req)
 }
 
-func runWith(t *testing.T, fn *Function, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
+func runWith(t testing.TB, fn *Function, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 	t.Helper()
 	rsp, err := fn.RunFunction(context.Background(), req)
 	if err != nil {

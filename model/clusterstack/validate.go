@@ -13,7 +13,8 @@ import (
 
 // validate checks what the Cluster Stack operator and Cluster API restrict: a Kubernetes
 // version with a ready release, no change of provider or stack, and no move of an existing
-// Cluster to another namespace or management cluster.
+// Cluster to another namespace (a move to another management cluster is refused by the
+// model for every composed resource).
 func validate(req *model.Request, s *state) field.ErrorList {
 	var errs field.ErrorList
 	name := req.NativeName
@@ -38,9 +39,6 @@ func validate(req *model.Request, s *state) field.ErrorList {
 		errs = append(errs, field.Forbidden(field.NewPath("data", "clusterStack", "namespace"), fmt.Sprintf(
 			"the Cluster lives in namespace %s, but environment %s (EnvironmentConfig %s) now names %s: that would create a second cluster",
 			observed.Namespace, env.Name, env.ConfigName, want)))
-	}
-	if err := s.mgmt.Moved(ResourceCluster, field.NewPath("data", "clusterStack", "managementCluster"), "the Cluster"); err != nil {
-		errs = append(errs, err)
 	}
 	for i, pool := range req.Cluster.Spec.NodePools {
 		if running := observedZones(observed, pool.Name); len(running) > 0 && !model.SameSet(running, pool.Zones) {

@@ -81,16 +81,6 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestValidateRemoteManagementClusterChanged(t *testing.T) {
-	env := environment("capi-mgmt")
-	req := request(spec(), env, standardReleases(), existingCluster())
-	env.ClusterStack.ManagementCluster = "other-mgmt"
-	got := invalidOf(req).ToAggregate()
-	if got == nil || !strings.Contains(got.Error(), "data.clusterStack.managementCluster: Forbidden: the Cluster is managed through ProviderConfig capi-mgmt") {
-		t.Errorf("want the management cluster change refused, got %v", got)
-	}
-}
-
 func TestValidateEnvironment(t *testing.T) {
 	env := environment("local")
 	env.ClusterStack.Provider = ""

@@ -21,6 +21,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
@@ -90,6 +91,43 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 		errs = append(errs, field.NotSupported(p.Child("cloudProfileKind"), k, []string{"CloudProfile", "NamespacedCloudProfile"}))
 	}
 	return errs
+}
+
+// PlacementSettings are the garden, the project and its namespace, and the ProviderConfig
+// admin kubeconfigs are requested through.
+func (Backend) PlacementSettings() []model.PlacementSetting {
+	section := func(e *model.Environment) *envv1alpha1.Gardener {
+		g := *e.Gardener
+		e.Gardener = &g
+		return &g
+	}
+	return []model.PlacementSetting{
+		{Path: "data.gardener.gardenCluster",
+			Get: func(e *model.Environment) string { return e.Gardener.GardenCluster },
+			Set: func(e *model.Environment, v string) { section(e).GardenCluster = v }},
+		{Path: "data.gardener.project",
+			Get: func(e *model.Environment) string { return e.Gardener.Project },
+			Set: func(e *model.Environment, v string) { section(e).Project = v }},
+		{Path: "data.gardener.namespace",
+			Get: func(e *model.Environment) string { return e.Gardener.Namespace },
+			Set: func(e *model.Environment, v string) { section(e).Namespace = v }},
+		{Path: "data.gardener.adminKubeconfig.providerConfigName",
+			Get: func(e *model.Environment) string {
+				if ak := e.Gardener.AdminKubeconfig; ak != nil {
+					return ak.ProviderConfigName
+				}
+				return ""
+			},
+			Set: func(e *model.Environment, v string) {
+				g := section(e)
+				ak := envv1alpha1.GardenerAdminKubeconfig{}
+				if g.AdminKubeconfig != nil {
+					ak = *g.AdminKubeconfig
+				}
+				ak.ProviderConfigName = v
+				g.AdminKubeconfig = &ak
+			}},
+	}
 }
 
 // namespace is the garden namespace of the environment's project.

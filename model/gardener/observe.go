@@ -28,7 +28,9 @@ func observe(req *model.Request, shoot *gardencorev1beta1.Shoot) (*model.Observa
 		return nil, err
 	}
 	kubeconfigReady, kubeconfig := kubeconfigVerdict(req, shoot, details)
-	obs := &model.Observation{ResourceReady: map[string]bool{ResourceShoot: false, ResourceKubeconfig: kubeconfigReady}}
+	// What the AdminKubeconfig delivered is the cluster's whether or not the Shoot is
+	// observed now: leaving it out would empty the kubeconfig users hold.
+	obs := &model.Observation{ResourceReady: map[string]bool{ResourceShoot: false, ResourceKubeconfig: kubeconfigReady}, ConnectionDetails: details}
 	if shoot == nil {
 		obs.Status.Phase = kaasv1alpha1.PhaseProvisioning
 		obs.Conditions = []model.Condition{model.NotCreated("the Shoot", "in the garden cluster"), kubeconfig}
@@ -48,7 +50,6 @@ func observe(req *model.Request, shoot *gardencorev1beta1.Shoot) (*model.Observa
 		NodePools:    nodePools(shoot),
 		Hibernated:   shoot.Status.IsHibernated,
 	}
-	obs.ConnectionDetails = details
 	if url := obs.Status.APIServerURL; obs.ConnectionDetails == nil && url != "" {
 		obs.ConnectionDetails = map[string][]byte{model.ConnectionKeyEndpoint: []byte(url)}
 	}

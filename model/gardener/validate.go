@@ -114,9 +114,6 @@ func validateUpdate(req *model.Request, observed *gardencorev1beta1.Shoot) field
 	sp := field.NewPath("spec")
 	env := req.Environment
 
-	if err := req.Place(env.Gardener.GardenCluster).Moved(ResourceShoot, field.NewPath("data", "gardener", "gardenCluster"), "the Shoot"); err != nil {
-		errs = append(errs, err)
-	}
 	if observed.Namespace != namespace(env) {
 		errs = append(errs, field.Forbidden(field.NewPath("data", "gardener", "project"), fmt.Sprintf(
 			"the Shoot lives in garden namespace %s but environment %s (EnvironmentConfig %s) now names namespace %s: that would create a second cluster; restore the project",

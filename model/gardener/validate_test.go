@@ -97,11 +97,6 @@ func TestValidate(t *testing.T) {
 			observed: func(*gardencorev1beta1.Shoot) {},
 			want:     []string{"data.region: Forbidden: the Shoot runs in region RegionOne but environment regionone (EnvironmentConfig gardener-regionone) now names region RegionTwo"},
 		},
-		"GardenClusterChanged": {
-			env:      func(e *model.Environment) { e.Gardener.GardenCluster = "other-garden" },
-			observed: func(*gardencorev1beta1.Shoot) {},
-			want:     []string{"data.gardener.gardenCluster: Forbidden: the Shoot is managed through ProviderConfig garden but environment regionone (EnvironmentConfig gardener-regionone) now names other-garden"},
-		},
 		"ProjectChanged": {
 			env:      func(e *model.Environment) { e.Gardener.Project = "team2" },
 			observed: func(*gardencorev1beta1.Shoot) {},

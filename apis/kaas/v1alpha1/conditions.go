@@ -102,6 +102,10 @@ const (
 	ReasonKubeconfigExpired = "Expired"
 	// ReasonKubeconfigRenewalFailing: a new kubeconfig cannot be obtained.
 	ReasonKubeconfigRenewalFailing = "RenewalFailing"
+	// ReasonKubeconfigStale: the backend's delivery is not observed right now (a provider
+	// restarting, an Object not reported yet, a Secret not read); the connection secret
+	// keeps the kubeconfig delivered earlier, which is not confirmed to work.
+	ReasonKubeconfigStale = "Stale"
 )
 
 // Reasons of the EnvironmentUpToDate and SpecSupported conditions and of warnings.
@@ -116,4 +120,8 @@ const (
 	ReasonUnsupportedFields = "UnsupportedFields"
 	// ReasonUnsupportedField is the reason of the Warning event for each such field.
 	ReasonUnsupportedField = "UnsupportedField"
+	// ReasonUnknownResourceKept is the reason of the Warning event for a composed resource
+	// the function does not render but keeps, because it can hold a cluster or its
+	// credentials.
+	ReasonUnknownResourceKept = "UnknownResourceKept"
 )

@@ -185,6 +185,15 @@ type BackendStatus struct {
 	//
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// Placement holds the environment settings that decide where the cluster's resources
+	// live (the region, the garden or management cluster, a ProviderConfig, a namespace),
+	// keyed by their path in the EnvironmentConfig, as they were when the cluster was first
+	// composed. The cluster keeps them for its life: an edit of these settings applies to
+	// new clusters, and the EnvironmentUpToDate condition of an existing one names it.
+	//
+	// +optional
+	Placement map[string]string `json:"placement,omitempty"`
 }
 
 // BackendType names a backend.
