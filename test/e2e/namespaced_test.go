@@ -222,19 +222,7 @@ func TestNamespacedPlatformAPI(t *testing.T) {
 	if err != nil {
 		t.Fatalf("starting the API server that stands in for the new cluster: %v", err)
 	}
-	if err := env.StartExtraFunction(ctx, "crossplane-contrib-function-go-templating", env.Tools().FunctionGoTemplating(), []string{"--debug"}); err != nil {
-		t.Fatalf("starting function-go-templating: %v", err)
-	}
-	objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "platform", "xrd.yaml"), filepath.Join(repoRoot, "examples", "platform", "composition.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cp.ApplyObjects(ctx, objs...); err != nil {
-		t.Fatal(err)
-	}
-	if err := cp.WaitXRD(ctx, "apiextensions.crossplane.io/v2", "teamenvironments.platform.example.org"); err != nil {
-		t.Fatal(err)
-	}
+	teams2 := startPlatformAPI(ctx, t)
 	teams, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "platform", "team-environment.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -256,15 +244,8 @@ func TestNamespacedPlatformAPI(t *testing.T) {
 	// workload API server's, so that the kubeconfig reaches it. The endpoint the OpenStack
 	// provider would report is that API server's address.
 	adoptClusterCA(ctx, t, cp, claimNamespace, native, workload)
-	u, err := url.Parse(workload.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := strconv.ParseInt(u.Port(), 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	simulateInfrastructureReady(ctx, t, cp, claimNamespace, native, u.Hostname(), port)
+	host, port := hostPort(t, workload.URL)
+	simulateInfrastructureReady(ctx, t, cp, claimNamespace, native, host, port)
 	waitClusterAPIKubeconfig(ctx, t, cp, claimNamespace, native)
 	simulateClusterAvailable(ctx, t, cp, claimNamespace, native)
 
@@ -277,7 +258,6 @@ func TestNamespacedPlatformAPI(t *testing.T) {
 		return err == nil, err
 	})
 	measure(t, "TeamEnvironment apply -> Namespace in the new cluster (Cluster API simulated)", start)
-	teams2 := cp.Dynamic.Resource(schema.GroupVersionResource{Group: "platform.example.org", Version: "v1alpha1", Resource: "teamenvironments"}).Namespace(te.GetNamespace())
 	waitFor(ctx, t, faultDeadline, "TeamEnvironment Ready", func(ctx context.Context) (bool, error) {
 		x, err := teams2.Get(ctx, te.GetName(), metav1.GetOptions{})
 		if err != nil {
@@ -308,6 +288,20 @@ func TestNamespacedPlatformAPI(t *testing.T) {
 		return true, nil
 	})
 	measure(t, "TeamEnvironment delete -> all gone", start)
+}
+
+// hostPort are the host and port of an API server's URL.
+func hostPort(t *testing.T, rawURL string) (string, int64) {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := strconv.ParseInt(u.Port(), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Hostname(), port
 }
 
 func keysOf(m map[string][]byte) []string {
