@@ -32,7 +32,7 @@ func (c *CLI) Run() error {
 		return err
 	}
 	setGCPercent(os.LookupEnv)
-	return serve(NewFunction(log),
+	return function.Serve(NewFunction(log),
 		function.Listen(c.Network, c.Address),
 		function.MTLSCertificates(c.TLSServerCertsDir),
 		function.Insecure(c.Insecure),
