@@ -1,12 +1,15 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
@@ -164,4 +167,23 @@ func ConditionOf(u *unstructured.Unstructured, t string) ObservedCondition {
 		return out
 	}
 	return ObservedCondition{}
+}
+
+// DecodeObserved decodes an observed native object into obj, a pointer to its typed form,
+// with apimachinery's converter. The converter's error names no field, and of several bad
+// values in a map it reports whichever it meets first in map order, so the same object
+// would be refused in other words on the next call; where it refuses, encoding/json's
+// error is returned if encoding/json refuses too, as it reads keys in sorted order and
+// names the field.
+func DecodeObserved(u map[string]any, obj any) error {
+	err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj)
+	if err == nil {
+		return nil
+	}
+	if raw, merr := json.Marshal(u); merr == nil {
+		if jerr := json.Unmarshal(raw, reflect.New(reflect.TypeOf(obj).Elem()).Interface()); jerr != nil {
+			return jerr
+		}
+	}
+	return err
 }

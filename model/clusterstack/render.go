@@ -105,7 +105,7 @@ func observedCluster(req *model.Request) (*clusterv1.Cluster, error) {
 		return nil, fmt.Errorf("observed resource %s is a %s %s, not a Cluster API Cluster", ResourceCluster, u.GetAPIVersion(), u.GetKind())
 	}
 	c := &clusterv1.Cluster{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, c); err != nil {
+	if err := model.DecodeObserved(u.Object, c); err != nil {
 		return nil, fmt.Errorf("cannot decode the observed Cluster %s/%s: %w", u.GetNamespace(), u.GetName(), err)
 	}
 	return c, nil

@@ -5,7 +5,6 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
@@ -61,7 +60,7 @@ func observedShoot(req *model.Request) (*gardencorev1beta1.Shoot, error) {
 		return nil, fmt.Errorf("observed resource %s is a %s %s, not a Gardener Shoot", ResourceShoot, u.GetAPIVersion(), u.GetKind())
 	}
 	shoot := &gardencorev1beta1.Shoot{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, shoot); err != nil {
+	if err := model.DecodeObserved(u.Object, shoot); err != nil {
 		return nil, fmt.Errorf("cannot decode the observed Shoot %s/%s: %w", u.GetNamespace(), u.GetName(), err)
 	}
 	return shoot, nil
