@@ -35,6 +35,8 @@ import (
 //     those of a node pool the spec no longer has;
 //   - the same request gives the same bytes.
 //
+// RunFunction is what function.Serve serves (TestServe): the path fuzzed is the one served.
+//
 // make fuzz runs it for a bounded time; failures the fuzzer finds land in testdata/fuzz
 // and stay there as regression seeds (docs/reliability.md).
 func FuzzRunFunction(f *testing.F) {
