@@ -5,10 +5,7 @@ import (
 	"maps"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/request"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/resource/composed"
-	"github.com/crossplane/function-sdk-go/response"
+	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -20,31 +17,21 @@ import (
 // the required resources of a request, and hands them to package input, which makes the
 // model's Input of them as it does for every other caller.
 func decodeInput(req *fnv1.RunFunctionRequest, opts model.Options) (model.Input, error) {
-	xr, err := request.GetObservedCompositeResource(req)
-	if err != nil {
-		return model.Input{}, fmt.Errorf("cannot read the observed composite resource: %w", err)
-	}
-	observed, err := request.GetObservedComposedResources(req)
-	if err != nil {
-		return model.Input{}, fmt.Errorf("cannot read the observed composed resources: %w", err)
-	}
-	required, err := request.GetRequiredResources(req)
-	if err != nil {
-		return model.Input{}, fmt.Errorf("cannot read the required resources: %w", err)
-	}
+	observed, required := req.GetObserved().GetResources(), req.GetRequiredResources()
 	r := input.Request{
-		Composite:         xr.Resource.Object,
-		ConnectionDetails: xr.ConnectionDetails,
+		Composite:         req.GetObserved().GetComposite().GetResource().AsMap(),
+		ConnectionDetails: req.GetObserved().GetComposite().GetConnectionDetails(),
 		Observed:          make(map[string]model.ObservedResource, len(observed)),
 		Required:          make(map[string][]*unstructured.Unstructured, len(required)),
 	}
 	for name, o := range observed {
-		r.Observed[string(name)] = model.ObservedResource{Object: &o.Resource.Unstructured, ConnectionDetails: o.ConnectionDetails}
+		r.Observed[name] = model.ObservedResource{Object: &unstructured.Unstructured{Object: o.GetResource().AsMap()}, ConnectionDetails: o.GetConnectionDetails()}
 	}
-	for name, items := range required {
-		objs := make([]*unstructured.Unstructured, 0, len(items))
-		for _, i := range items {
-			objs = append(objs, i.Resource)
+	// A requirement Crossplane answered is present, also when nothing matched.
+	for name, rs := range required {
+		objs := make([]*unstructured.Unstructured, 0, len(rs.GetItems()))
+		for _, o := range rs.GetItems() {
+			objs = append(objs, &unstructured.Unstructured{Object: o.GetResource().AsMap()})
 		}
 		r.Required[name] = objs
 	}
@@ -68,58 +55,52 @@ func encodeRequirements(reqs map[string]model.Selector) *fnv1.Requirements {
 	return out
 }
 
-// encodeDesired returns the desired state: the rendered resources with the readiness the
-// backend observed, and the composite resource earlier pipeline steps desired with this
-// API's status and connection details set, next to what earlier steps desired.
-//
-// It is built in a response of its own, never in the request's desired state (which
-// response.To hands on, not a copy): the SDK's setters write as they convert, and an error
-// half way must leave the desired state as it came in.
+// encodeDesired returns the desired state: what earlier pipeline steps desired, with the
+// rendered resources (and the readiness the backend observed) in place of those of the same
+// names, and the composite resource they desired with this API's status and connection
+// details set. It is a State of its own: the request's (which newResponse hands on, not a
+// copy) is never written into, so that an error half way leaves it as it came.
 func encodeDesired(req *fnv1.RunFunctionRequest, out *model.Output, namespaced bool) (*fnv1.State, error) {
-	ours := &fnv1.RunFunctionResponse{}
-	// One resource at a time, in the order rendered: an error names the resource, the
-	// same one on every call.
+	desired := &fnv1.State{Resources: maps.Clone(req.GetDesired().GetResources())}
+	if desired.Resources == nil {
+		desired.Resources = make(map[string]*fnv1.Resource, len(out.Rendering.Resources))
+	}
+	// In the order rendered: an error names the same resource on every call.
 	for _, r := range out.Rendering.Resources {
-		ready := resource.ReadyFalse
-		if out.Observation.ResourceReady[r.Name] {
-			ready = resource.ReadyTrue
-		}
-		dcd := &resource.DesiredComposed{Resource: &composed.Unstructured{Unstructured: *r.Object}, Ready: ready}
-		if err := response.SetDesiredComposedResources(ours, map[resource.Name]*resource.DesiredComposed{resource.Name(r.Name): dcd}); err != nil {
+		s, err := structpb.NewStruct(r.Object.Object)
+		if err != nil {
 			return nil, fmt.Errorf("cannot encode desired resource %s: %w", r.Name, err)
 		}
+		ready := fnv1.Ready_READY_FALSE
+		if out.Observation.ResourceReady[r.Name] {
+			ready = fnv1.Ready_READY_TRUE
+		}
+		desired.Resources[r.Name] = &fnv1.Resource{Resource: s, Ready: ready}
 	}
 
-	xr, err := request.GetDesiredCompositeResource(req)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the desired composite resource: %w", err)
-	}
+	earlier := req.GetDesired().GetComposite()
+	xr := earlier.GetResource().AsMap()
 	status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&out.Status)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the composite resource's status: %w", err)
 	}
 	// Earlier steps' status fields stay; this API's win.
-	if earlier, ok := xr.Resource.Object["status"].(map[string]any); ok {
-		maps.Copy(earlier, status)
-		status = earlier
+	if st, ok := xr["status"].(map[string]any); ok {
+		maps.Copy(st, status)
+		status = st
 	}
-	xr.Resource.Object["status"] = status
-	// A copy: the map is the request's.
-	xr.ConnectionDetails = maps.Clone(xr.ConnectionDetails)
+	xr["status"] = status
+	s, err := structpb.NewStruct(xr)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the composite resource's status: %w", err)
+	}
+	details := make(map[string][]byte, len(earlier.GetConnectionDetails())+len(out.Observation.ConnectionDetails))
+	maps.Copy(details, earlier.GetConnectionDetails())
 	if !namespaced {
 		// Crossplane drops them for namespaced composites; their kubeconfig Secret is a
 		// composed resource.
-		maps.Copy(xr.ConnectionDetails, out.Observation.ConnectionDetails)
+		maps.Copy(details, out.Observation.ConnectionDetails)
 	}
-	if err := response.SetDesiredCompositeResource(ours, xr); err != nil {
-		return nil, fmt.Errorf("cannot encode the composite resource's status: %w", err)
-	}
-	ours.Desired.Composite.Ready = req.GetDesired().GetComposite().GetReady()
-
-	desired := &fnv1.State{Composite: ours.GetDesired().GetComposite(), Resources: maps.Clone(req.GetDesired().GetResources())}
-	if desired.Resources == nil {
-		desired.Resources = make(map[string]*fnv1.Resource, len(out.Rendering.Resources))
-	}
-	maps.Copy(desired.Resources, ours.GetDesired().GetResources())
+	desired.Composite = &fnv1.Resource{Resource: s, ConnectionDetails: details, Ready: earlier.GetReady()}
 	return desired, nil
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/response"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"k8s.io/utils/ptr"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
@@ -72,7 +72,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			f.log.Info("Recovered from a panic; nothing was changed", "xr", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			// A fresh response: the one under way may hold half of the desired state. The
 			// request's own desired state is never written to (encodeOutput).
-			rsp, err = refuse(response.To(req, ttlConverging), kaasv1alpha1.ReasonInternalError,
+			rsp, err = refuse(newResponse(req, ttlConverging), kaasv1alpha1.ReasonInternalError,
 				errors.New("the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it")), nil
 		}
 	}()
@@ -80,7 +80,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 }
 
 func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
-	rsp := response.To(req, ttlConverging)
+	rsp := newResponse(req, ttlConverging)
 
 	in, err := decodeInput(req, f.options)
 	if err != nil {
@@ -115,13 +115,35 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRe
 	return rsp
 }
 
+// The SDK's request and response packages are not used: they import controller-runtime
+// and with it client-go's scheme of every Kubernetes API group, which took the function's
+// peak RSS to function-go-templating's (docs/performance.md). What the function needs of
+// them is newResponse, the Results and setCondition, and protobuf's own AsMap and NewStruct.
+
+// newResponse starts the response to req as response.To does: its tag, a time to live, and
+// the desired state and context of the earlier pipeline steps, which the function adds to
+// and never writes into.
+func newResponse(req *fnv1.RunFunctionRequest, ttl time.Duration) *fnv1.RunFunctionResponse {
+	return &fnv1.RunFunctionResponse{
+		Meta:    &fnv1.ResponseMeta{Tag: req.GetMeta().GetTag(), Ttl: durationpb.New(ttl)},
+		Desired: req.GetDesired(),
+		Context: req.GetContext(),
+	}
+}
+
+// setCondition sets a condition on the composite resource and its claim.
+func setCondition(rsp *fnv1.RunFunctionResponse, typ string, status fnv1.Status, reason, message string) {
+	rsp.Conditions = append(rsp.Conditions, &fnv1.Condition{Type: typ, Status: status, Reason: reason,
+		Message: &message, Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()})
+}
+
 // refuse ends the pipeline with a Fatal result, which stops Crossplane before it applies or
 // deletes anything, and says why in the Rendered condition of the composite resource and
 // its claim (a Fatal result alone reaches only the composite resource).
 func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFunctionResponse {
-	response.Fatal(rsp, err)
-	response.ConditionFalse(rsp, kaasv1alpha1.ConditionRendered, reason).WithMessage(err.Error()).TargetCompositeAndClaim()
-	response.ConditionTrue(rsp, kaasv1alpha1.ConditionStalled, reason).WithMessage(err.Error()).TargetCompositeAndClaim()
+	rsp.Results = append(rsp.Results, &fnv1.Result{Severity: fnv1.Severity_SEVERITY_FATAL, Message: err.Error(), Target: fnv1.Target_TARGET_COMPOSITE.Enum()})
+	setCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_FALSE, reason, err.Error())
+	setCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_TRUE, reason, err.Error())
 	return rsp
 }
 
@@ -135,12 +157,18 @@ func encodeOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, o
 	}
 	rsp.Desired = desired
 
-	response.ConditionTrue(rsp, kaasv1alpha1.ConditionRendered, kaasv1alpha1.ReasonRendered).
-		WithMessage(fmt.Sprintf("rendered for backend %s in environment %s", out.Environment.Backend, out.Environment.Name)).
-		TargetCompositeAndClaim()
+	setCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_TRUE, kaasv1alpha1.ReasonRendered,
+		fmt.Sprintf("rendered for backend %s in environment %s", out.Environment.Backend, out.Environment.Name))
 	setStalled(rsp, out)
 	for _, c := range out.Observation.Conditions {
-		setCondition(rsp, c)
+		status := fnv1.Status_STATUS_CONDITION_UNKNOWN
+		switch c.Status {
+		case model.ConditionTrue:
+			status = fnv1.Status_STATUS_CONDITION_TRUE
+		case model.ConditionFalse:
+			status = fnv1.Status_STATUS_CONDITION_FALSE
+		}
+		setCondition(rsp, c.Type, status, c.Reason, c.Message)
 	}
 	setSpecSupported(rsp, out.Rendering.Unsupported)
 	return nil
@@ -152,45 +180,34 @@ func setStalled(rsp *fnv1.RunFunctionResponse, out *model.Output) {
 	if out.Status.Phase == kaasv1alpha1.PhaseFailed {
 		for _, c := range out.Observation.Conditions {
 			if c.Type == kaasv1alpha1.ConditionBackendReady {
-				response.ConditionTrue(rsp, kaasv1alpha1.ConditionStalled, c.Reason).WithMessage(c.Message).TargetCompositeAndClaim()
+				setCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_TRUE, c.Reason, c.Message)
 				return
 			}
 		}
 	}
-	response.ConditionFalse(rsp, kaasv1alpha1.ConditionStalled, kaasv1alpha1.ReasonRendered).
-		WithMessage("the function renders the cluster").TargetCompositeAndClaim()
-}
-
-func setCondition(rsp *fnv1.RunFunctionResponse, c model.Condition) {
-	var opt *response.ConditionOption
-	switch c.Status {
-	case model.ConditionTrue:
-		opt = response.ConditionTrue(rsp, c.Type, c.Reason)
-	case model.ConditionFalse:
-		opt = response.ConditionFalse(rsp, c.Type, c.Reason)
-	default:
-		opt = response.ConditionUnknown(rsp, c.Type, c.Reason)
-	}
-	opt.WithMessage(c.Message).TargetCompositeAndClaim()
+	setCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_FALSE, kaasv1alpha1.ReasonRendered,
+		"the function renders the cluster")
 }
 
 // setSpecSupported reports portable fields the backend cannot honour, as a Warning result
 // (an event on the claim) and as a condition that stays visible.
 func setSpecSupported(rsp *fnv1.RunFunctionResponse, unsupported []model.Unsupported) {
 	if len(unsupported) == 0 {
-		response.ConditionTrue(rsp, kaasv1alpha1.ConditionSpecSupported, kaasv1alpha1.ReasonAllFieldsHonoured).
-			WithMessage("the backend honours every field that is set").TargetCompositeAndClaim()
+		setCondition(rsp, kaasv1alpha1.ConditionSpecSupported, fnv1.Status_STATUS_CONDITION_TRUE, kaasv1alpha1.ReasonAllFieldsHonoured,
+			"the backend honours every field that is set")
 		return
 	}
 	msgs := make([]string, 0, len(unsupported))
 	for _, u := range unsupported {
 		msg := fmt.Sprintf("%s: %s", u.Field, u.Reason)
 		msgs = append(msgs, msg)
-		response.Warning(rsp, errors.New(msg)).WithReason(kaasv1alpha1.ReasonUnsupportedField).TargetCompositeAndClaim()
+		// A Warning result becomes an event on the composite resource and its claim.
+		rsp.Results = append(rsp.Results, &fnv1.Result{Severity: fnv1.Severity_SEVERITY_WARNING, Message: msg,
+			Reason: ptr.To(kaasv1alpha1.ReasonUnsupportedField), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()})
 	}
 	sort.Strings(msgs)
-	response.ConditionFalse(rsp, kaasv1alpha1.ConditionSpecSupported, kaasv1alpha1.ReasonUnsupportedFields).
-		WithMessage(strings.Join(msgs, "; ")).TargetCompositeAndClaim()
+	setCondition(rsp, kaasv1alpha1.ConditionSpecSupported, fnv1.Status_STATUS_CONDITION_FALSE, kaasv1alpha1.ReasonUnsupportedFields,
+		strings.Join(msgs, "; "))
 }
 
 // unreadyResources names the rendered resources that are not ready yet, for the debug log:
