@@ -11,7 +11,9 @@
 //
 // # Flow
 //
-// A caller turns its inputs into an Input and hands it to Registry.Reconcile, which:
+// A caller turns its inputs into an Input (package input does that for a composite resource
+// of either flavour, and answers Reconcile's requirements as Crossplane does) and hands it to
+// Registry.Reconcile, which:
 //
 //  1. selects the environment the cluster lives in from the EnvironmentConfigs (by the name
 //     the cluster asks for, the name it is pinned to, or the platform default) and refuses a

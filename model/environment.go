@@ -17,7 +17,6 @@ import (
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
-	"github.com/SovereignCloudStack/scs-kaas/model/objectmap"
 )
 
 // EnvironmentConfig API, as Crossplane serves it.
@@ -102,12 +101,6 @@ func access(config *unstructured.Unstructured) *envv1alpha1.Access {
 	raw, found, _ := unstructured.NestedFieldNoCopy(config.Object, "data", "access")
 	if !found {
 		return nil
-	}
-	if m, ok := raw.(map[string]any); ok {
-		a := &envv1alpha1.Access{}
-		if objectmap.FromJSONValue(m, a, false) == nil {
-			return a
-		}
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
@@ -209,18 +202,8 @@ func offeredTo(t Tenant) string {
 // DecodeEnvironment decodes the data of an EnvironmentConfig strictly: unknown fields are
 // errors, so that a typo is reported rather than ignored.
 func DecodeEnvironment(name string, config *unstructured.Unstructured) (*Environment, error) {
-	raw, _, _ := unstructured.NestedFieldNoCopy(config.Object, "data")
-	data, _ := raw.(map[string]any)
-	env := &Environment{Name: name, ConfigName: config.GetName()}
-	// objectmap decodes what encoding/json would, without the JSON text that cost a tenth of
-	// a call; on any error the JSON way says what is wrong, in the words it always used.
-	if objectmap.FromJSONValue(data, &env.Environment, true) == nil {
-		return env, nil
-	}
-	return decodeEnvironmentJSON(name, config, data)
-}
-
-func decodeEnvironmentJSON(name string, config *unstructured.Unstructured, data map[string]any) (*Environment, error) {
+	// encoding/json: its error names the field and the type the contract wants.
+	data, _, _ := unstructured.NestedFieldNoCopy(config.Object, "data")
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return nil, errorf(kaasv1alpha1.ReasonInvalidEnvironment, "environment %q (EnvironmentConfig %s): cannot encode data: %v", name, config.GetName(), err)

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -148,4 +150,23 @@ func ConditionOf(u *unstructured.Unstructured, t string) ObservedCondition {
 		return out
 	}
 	return ObservedCondition{}
+}
+
+// DecodeObserved decodes an observed native object into obj, a pointer to its typed form,
+// with apimachinery's converter. The converter's error names no field, and of several bad
+// values in a map it reports whichever it meets first in map order, so the same object
+// would be refused in other words on the next call; where it refuses, encoding/json's
+// error is returned if encoding/json refuses too, as it reads keys in sorted order and
+// names the field.
+func DecodeObserved(u map[string]any, obj any) error {
+	err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj)
+	if err == nil {
+		return nil
+	}
+	if raw, merr := json.Marshal(u); merr == nil {
+		if jerr := json.Unmarshal(raw, reflect.New(reflect.TypeOf(obj).Elem()).Interface()); jerr != nil {
+			return jerr
+		}
+	}
+	return err
 }

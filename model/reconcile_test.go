@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -360,5 +361,23 @@ func TestReconcileKeepsAnUnobservedObject(t *testing.T) {
 	}
 	if c := out.Observation.Conditions[0]; c.Type != kaasv1alpha1.ConditionBackendReady || c.Status != ConditionUnknown || c.Reason != "NotObservedYet" {
 		t.Errorf("first condition = %+v, want BackendReady Unknown NotObservedYet", c)
+	}
+}
+
+// TestDecodeObservedNamesTheSameBadValue: of several bad values in a map, the error names
+// the same one on every call, whatever order the map gives, and says where it is.
+func TestDecodeObservedNamesTheSameBadValue(t *testing.T) {
+	m := map[string]any{"metadata": map[string]any{"labels": map[string]any{"d": true, "b": 2.0, "c": []any{}, "a": 1.0}}}
+	first := DecodeObserved(m, &kaasv1alpha1.XSCSCluster{})
+	if first == nil || !strings.Contains(first.Error(), "metadata.labels") || !strings.Contains(first.Error(), "number") {
+		t.Fatalf("error = %v, want one that names metadata.labels and the number of label a", first)
+	}
+	for range 20 {
+		if err := DecodeObserved(m, &kaasv1alpha1.XSCSCluster{}); fmt.Sprint(err) != first.Error() {
+			t.Fatalf("error = %v, then %v", first, err)
+		}
+	}
+	if err := DecodeObserved(map[string]any{"metadata": map[string]any{"name": "a"}}, &kaasv1alpha1.XSCSCluster{}); err != nil {
+		t.Errorf("a good object: %v", err)
 	}
 }

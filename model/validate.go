@@ -121,8 +121,8 @@ func validateNodeGroupNames(p *field.Path, pools []kaasv1alpha1.NodePool) field.
 
 func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environment, has existing) field.ErrorList {
 	var errs field.ErrorList
-	if !isDNSLabel(pool.Name) {
-		errs = append(errs, field.Invalid(p.Child("name"), pool.Name, strings.Join(validation.IsDNS1123Label(pool.Name), "; ")))
+	if msgs := validation.IsDNS1123Label(pool.Name); len(msgs) > 0 {
+		errs = append(errs, field.Invalid(p.Child("name"), pool.Name, strings.Join(msgs, "; ")))
 	} else if len(pool.Name) > MaxNodePoolName {
 		errs = append(errs, field.TooLong(p.Child("name"), pool.Name, MaxNodePoolName))
 	}
@@ -181,25 +181,19 @@ func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environme
 		}
 	}
 
-	// Labels refused are validated one at a time, in the order of the keys: ValidateLabels
-	// reports in map order, and the same spec must give the same message.
-	if !labelsValid(pool.Labels) {
-		for _, k := range slices.Sorted(maps.Keys(pool.Labels)) {
-			errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: pool.Labels[k]}, p.Child("labels"))...)
-		}
+	// Labels are validated one at a time, in the order of the keys: ValidateLabels reports
+	// in map order, and the same spec must give the same message.
+	for _, k := range slices.Sorted(maps.Keys(pool.Labels)) {
+		errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: pool.Labels[k]}, p.Child("labels"))...)
 	}
 	effects := []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 	for i, t := range pool.Taints {
 		tp := p.Child("taints").Index(i)
-		if !isLabelKey(t.Key) {
-			for _, msg := range validation.IsQualifiedName(t.Key) {
-				errs = append(errs, field.Invalid(tp.Child("key"), t.Key, msg))
-			}
+		for _, msg := range validation.IsQualifiedName(t.Key) {
+			errs = append(errs, field.Invalid(tp.Child("key"), t.Key, msg))
 		}
-		if !isLabelValue(t.Value) {
-			for _, msg := range validation.IsValidLabelValue(t.Value) {
-				errs = append(errs, field.Invalid(tp.Child("value"), t.Value, msg))
-			}
+		for _, msg := range validation.IsValidLabelValue(t.Value) {
+			errs = append(errs, field.Invalid(tp.Child("value"), t.Value, msg))
 		}
 		if !slices.Contains(effects, string(t.Effect)) {
 			errs = append(errs, field.NotSupported(tp.Child("effect"), t.Effect, effects))
@@ -345,46 +339,14 @@ func validateMaintenance(p *field.Path, m *kaasv1alpha1.MaintenanceSpec) field.E
 // ParseWindowTime parses a maintenance window time written as HHMMSS+ZZZZ and returns it as
 // a duration since midnight UTC.
 func ParseWindowTime(s string) (time.Duration, error) {
-	hour, minute, second, offset, ok := parseWindowDigits(s)
-	if !ok {
-		// time.Parse decides what else its layout takes (a one-digit hour, a fraction of a
-		// second): the window's validation always read it so.
-		t, err := time.Parse("150405-0700", s)
-		if err != nil {
-			return 0, fmt.Errorf("must be a time of day written as HHMMSS+ZZZZ, such as 220000+0000")
-		}
-		_, offset = t.Zone()
-		hour, minute, second = t.Hour(), t.Minute(), t.Second()
+	t, err := time.Parse("150405-0700", s)
+	if err != nil {
+		return 0, fmt.Errorf("must be a time of day written as HHMMSS+ZZZZ, such as 220000+0000")
 	}
-	d := time.Duration(hour)*time.Hour + time.Duration(minute)*time.Minute + time.Duration(second)*time.Second
+	_, offset := t.Zone()
+	d := time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second
 	d -= time.Duration(offset) * time.Second
 	return (d + 24*time.Hour) % (24 * time.Hour), nil
-}
-
-// parseWindowDigits reads HHMMSS+ZZZZ written in full, as time.Parse reads it with the
-// layout 150405-0700, offset in seconds; ok is false for anything else. time.Parse made a
-// time zone for every call, twice per call of the function.
-func parseWindowDigits(s string) (hour, minute, second, offset int, ok bool) {
-	if len(s) != 11 || s[6] != '+' && s[6] != '-' {
-		return 0, 0, 0, 0, false
-	}
-	var n [5]int
-	for i, at := range [5]int{0, 2, 4, 7, 9} {
-		hi, lo := s[at], s[at+1]
-		if hi < '0' || hi > '9' || lo < '0' || lo > '9' {
-			return 0, 0, 0, 0, false
-		}
-		n[i] = int(hi-'0')*10 + int(lo-'0')
-	}
-	// time.Parse's ranges: an offset may be 24 hours or 60 minutes.
-	if n[0] >= 24 || n[1] >= 60 || n[2] >= 60 || n[3] > 24 || n[4] > 60 {
-		return 0, 0, 0, 0, false
-	}
-	offset = (n[3]*60 + n[4]) * 60
-	if s[6] == '-' {
-		offset = -offset
-	}
-	return n[0], n[1], n[2], offset, true
 }
 
 // WindowLength is the length of a daily window from begin to end (both since midnight UTC);

@@ -2,11 +2,8 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -319,47 +316,6 @@ func TestValidateBadLabelsInTheOrderOfTheirKeys(t *testing.T) {
 		}
 		if diff := cmp.Diff([]any{"a bad!", "m bad!", "z bad!"}, got); diff != "" {
 			t.Fatalf("refused labels: -want, +got:\n%s", diff)
-		}
-	}
-}
-
-// TestParseWindowTimeAsTimeParse: the hand parser gives what time.Parse with the layout
-// 150405-0700 gives, for times written in full and for strings near them, at random.
-func TestParseWindowTimeAsTimeParse(t *testing.T) {
-	viaTimeParse := func(s string) (time.Duration, bool) {
-		tm, err := time.Parse("150405-0700", s)
-		if err != nil {
-			return 0, false
-		}
-		_, offset := tm.Zone()
-		d := time.Duration(tm.Hour())*time.Hour + time.Duration(tm.Minute())*time.Minute + time.Duration(tm.Second())*time.Second
-		d -= time.Duration(offset) * time.Second
-		return (d + 24*time.Hour) % (24 * time.Hour), true
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	digits := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte('0' + rng.IntN(10))
-		}
-		return string(b)
-	}
-	inputs := []string{"", "220000+0000", "235959-2460", "000000+2500", "000000+0061", "240000+0000", "1+0000", "10405+0000", "220000.5+0000", "220000Z", "2200+0000", "220000+00", "22:00:00+0000"}
-	for range 200000 {
-		s := fmt.Sprintf("%02d%02d%02d", rng.IntN(26), rng.IntN(62), rng.IntN(62)) + string("+-Z "[rng.IntN(4)]) + fmt.Sprintf("%02d%02d", rng.IntN(26), rng.IntN(62))
-		switch rng.IntN(4) {
-		case 0:
-			s = digits(rng.IntN(12)) + s[rng.IntN(len(s)):]
-		case 1:
-			s = s[:rng.IntN(len(s)+1)]
-		}
-		inputs = append(inputs, s)
-	}
-	for _, s := range inputs {
-		want, wantOK := viaTimeParse(s)
-		got, err := ParseWindowTime(s)
-		if (err == nil) != wantOK || got != want {
-			t.Fatalf("ParseWindowTime(%q) = %v, %v; time.Parse gives %v, %v", s, got, err, want, wantOK)
 		}
 	}
 }

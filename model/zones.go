@@ -35,27 +35,9 @@ func PoolZoneName(pool, zone string) string {
 		return pool
 	}
 	name := pool + "-" + strings.ToLower(zone)
-	if isDNSLabel(name) {
+	if len(validation.IsDNS1123Label(name)) == 0 {
 		return name
 	}
 	sum := sha256.Sum256([]byte(zone))
 	return pool + "-z" + hex.EncodeToString(sum[:])[:8]
-}
-
-// isDNSLabel says what len(validation.IsDNS1123Label(s)) == 0 says, without its regular
-// expression: PoolZoneName runs for every pool and zone on every call.
-func isDNSLabel(s string) bool {
-	if len(s) == 0 || len(s) > validation.DNS1123LabelMaxLength {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-		case c == '-' && i > 0 && i < len(s)-1:
-		default:
-			return false
-		}
-	}
-	return true
 }

@@ -12,8 +12,6 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"sigs.k8s.io/yaml"
-
-	"github.com/SovereignCloudStack/scs-kaas/functions/function-scs-kaas/internal/wire"
 )
 
 // BenchmarkRunFunction measures one whole call in process, from a RunFunctionRequest for a
@@ -50,9 +48,9 @@ func BenchmarkRunFunctionWire(b *testing.B) {
 	benchWire(b, gardenerReady(b))
 }
 
-// benchWire measures whole calls as the served function makes them (runFunctionHandler): the
-// request decoded from bytes and the response encoded by its gRPC codec (package wire). It
-// returns the request's size in bytes.
+// benchWire measures whole calls as the served function makes them: the request decoded
+// from bytes and the response encoded, as gRPC's protobuf codec does. It returns the
+// request's size in bytes.
 func benchWire(b *testing.B, req *fnv1.RunFunctionRequest) int {
 	b.Helper()
 	raw, err := proto.Marshal(req)
@@ -63,11 +61,15 @@ func benchWire(b *testing.B, req *fnv1.RunFunctionRequest) int {
 	b.ReportAllocs()
 	start := cpuTime()
 	for b.Loop() {
-		in := &wire.Request{}
-		if err := wire.UnmarshalRequest(raw, in); err != nil {
+		in := &fnv1.RunFunctionRequest{}
+		if err := proto.Unmarshal(raw, in); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := wire.MarshalResponse(fn.run(in)); err != nil {
+		rsp, err := fn.RunFunction(context.Background(), in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := proto.Marshal(rsp); err != nil {
 			b.Fatal(err)
 		}
 	}

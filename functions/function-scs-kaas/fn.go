@@ -12,10 +12,9 @@ import (
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"google.golang.org/protobuf/types/known/durationpb"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
-	"github.com/SovereignCloudStack/scs-kaas/functions/function-scs-kaas/internal/wire"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/model/all"
 )
@@ -60,38 +59,32 @@ func NewFunction(log logging.Logger) *Function {
 	}
 }
 
-// RunFunction translates one composite resource. The served function takes its requests
-// through runFunctionHandler, which decodes them straight into a wire.Request; this is the
-// SDK's way in, for the v1beta1 protocol and for callers in process.
-func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
-	return f.run(wire.NewRequest(req)).ToProto()
-}
-
-// run translates one composite resource. Every error ends in a Fatal result and leaves the
-// desired state as it came in: Crossplane deletes composed resources that are missing from
-// the desired state, so an empty or partial answer would delete clusters.
+// RunFunction translates one composite resource. Every error ends in a Fatal result and
+// leaves the desired state as it came in: Crossplane deletes composed resources that are
+// missing from the desired state, so an empty or partial answer would delete clusters.
 //
 // A panic, a bug on some input nobody foresaw, ends the same way: without the recovery one
 // bad composite would crash the function for every tenant, over and over.
-func (f *Function) run(req *wire.Request) (rsp *wire.Response) {
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (rsp *fnv1.RunFunctionResponse, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			name, _, _ := unstructured.NestedString(req.Composite.Resource, "metadata", "name")
+			name := req.GetObserved().GetComposite().GetResource().GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
 			f.log.Info("Recovered from a panic; nothing was changed", "xr", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			// A fresh response: the one under way may hold half of the desired state.
-			rsp = &wire.Response{Proto: refuse(newResponse(req.Proto, ttlConverging), kaasv1alpha1.ReasonInternalError,
-				errors.New("the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it"))}
+			// A fresh response: the one under way may hold half of the desired state. The
+			// request's own desired state is never written to (encodeOutput).
+			rsp, err = refuse(newResponse(req, ttlConverging), kaasv1alpha1.ReasonInternalError,
+				errors.New("the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it")), nil
 		}
 	}()
-	return f.runFunction(req)
+	return f.runFunction(req), nil
 }
 
-func (f *Function) runFunction(req *wire.Request) *wire.Response {
-	rsp := newResponse(req.Proto, ttlConverging)
+func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
+	rsp := newResponse(req, ttlConverging)
 
 	in, err := decodeInput(req, f.options)
 	if err != nil {
-		return &wire.Response{Proto: refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)}
+		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)
 	}
 	// Every log line names the composite; a logger WithValues would encode that name on
 	// every call, logged or not.
@@ -100,79 +93,94 @@ func (f *Function) runFunction(req *wire.Request) *wire.Response {
 	out, err := f.backends.Reconcile(in)
 	if err != nil {
 		f.log.Info("Refusing to render", "xr", xr, "reason", model.ReasonOf(err), "error", err.Error())
-		return &wire.Response{Proto: refuse(rsp, model.ReasonOf(err), err)}
+		return refuse(rsp, model.ReasonOf(err), err)
 	}
 	// Crossplane fetches what the requirements select and calls again; until then the
 	// response carries no desired state of ours and Crossplane does not act on it.
 	rsp.Requirements = encodeRequirements(out.Requirements)
 	if !out.Complete {
-		return &wire.Response{Proto: rsp}
+		return rsp
 	}
 
-	res, err := encodeOutput(rsp, out, in.Cluster.Namespace != "")
-	if err != nil {
+	if err := encodeOutput(req, rsp, out, in.Cluster.Namespace != ""); err != nil {
 		// encodeOutput changes the response only once everything is encoded, so the
 		// desired state is still what came in.
-		return &wire.Response{Proto: refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)}
+		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)
 	}
 	if out.Observation.Ready {
 		rsp.Meta.Ttl = durationpb.New(ttlReady)
 	}
 	f.log.Debug("Rendered", "xr", xr, "backend", out.Environment.Backend, "environment", out.Environment.Name,
 		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources), "unready", unreadyResources{out})
-	return res
+	return rsp
+}
+
+// The SDK's request and response packages are not used: they import controller-runtime
+// and with it client-go's scheme of every Kubernetes API group, which took the function's
+// peak RSS to function-go-templating's (docs/performance.md). What the function needs of
+// them is newResponse, the Results and setCondition, and protobuf's own AsMap and NewStruct.
+
+// newResponse starts the response to req as response.To does: its tag, a time to live, and
+// the desired state and context of the earlier pipeline steps, which the function adds to
+// and never writes into.
+func newResponse(req *fnv1.RunFunctionRequest, ttl time.Duration) *fnv1.RunFunctionResponse {
+	return &fnv1.RunFunctionResponse{
+		Meta:    &fnv1.ResponseMeta{Tag: req.GetMeta().GetTag(), Ttl: durationpb.New(ttl)},
+		Desired: req.GetDesired(),
+		Context: req.GetContext(),
+	}
+}
+
+// setCondition sets a condition on the composite resource and its claim.
+func setCondition(rsp *fnv1.RunFunctionResponse, typ string, status fnv1.Status, reason, message string) {
+	rsp.Conditions = append(rsp.Conditions, &fnv1.Condition{Type: typ, Status: status, Reason: reason,
+		Message: &message, Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()})
+}
+
+// warn adds a Warning result: an event on the composite resource and its claim.
+func warn(rsp *fnv1.RunFunctionResponse, reason, message string) {
+	rsp.Results = append(rsp.Results, &fnv1.Result{Severity: fnv1.Severity_SEVERITY_WARNING, Message: message,
+		Reason: ptr.To(reason), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()})
 }
 
 // refuse ends the pipeline with a Fatal result, which stops Crossplane before it applies or
 // deletes anything, and says why in the Rendered condition of the composite resource and
 // its claim (a Fatal result alone reaches only the composite resource).
 func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFunctionResponse {
-	addFatal(rsp, err)
-	addCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_FALSE, reason, err.Error())
-	addCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_TRUE, reason, err.Error())
+	rsp.Results = append(rsp.Results, &fnv1.Result{Severity: fnv1.Severity_SEVERITY_FATAL, Message: err.Error(), Target: fnv1.Target_TARGET_COMPOSITE.Enum()})
+	setCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_FALSE, reason, err.Error())
+	setCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_TRUE, reason, err.Error())
 	return rsp
 }
 
-// encodeOutput writes the composite's status, conditions, warnings and connection details
-// into the response, and returns it with the desired composed resources, which replace
-// those of the same names that earlier pipeline steps desired.
-func encodeOutput(rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced bool) (*wire.Response, error) {
-	obs := out.Observation
-	rendered, err := encodeResources(out.Rendering.Resources, obs.ResourceReady)
+// encodeOutput writes the desired composed resources, the composite's status, conditions,
+// warnings and connection details into the response. Desired resources of earlier pipeline
+// steps stay, but for those of the names this function renders.
+func encodeOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced bool) error {
+	desired, err := encodeDesired(req, out, namespaced)
 	if err != nil {
-		return nil, err
-	}
-	details := obs.ConnectionDetails
-	if namespaced {
-		// Crossplane drops them for namespaced composites; their kubeconfig Secret is a
-		// composed resource.
-		details = nil
-	}
-	composite, status, err := encodeComposite(rsp.GetDesired().GetComposite(), out.Status, details)
-	if err != nil {
-		return nil, err
-	}
-	// A new State: the one of the request stays as it came.
-	earlier := rsp.GetDesired().GetResources()
-	desired := &fnv1.State{Composite: composite, Resources: make(map[string]*fnv1.Resource, len(earlier))}
-	for name, r := range earlier {
-		if _, ours := rendered[name]; !ours {
-			desired.Resources[name] = r
-		}
+		return err
 	}
 	rsp.Desired = desired
 
-	addCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_TRUE, kaasv1alpha1.ReasonRendered,
+	setCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_TRUE, kaasv1alpha1.ReasonRendered,
 		fmt.Sprintf("rendered for backend %s in environment %s", out.Environment.Backend, out.Environment.Name))
 	setStalled(rsp, out)
-	for _, c := range obs.Conditions {
-		setCondition(rsp, c)
+	for _, c := range out.Observation.Conditions {
+		status := fnv1.Status_STATUS_CONDITION_UNKNOWN
+		switch c.Status {
+		case model.ConditionTrue:
+			status = fnv1.Status_STATUS_CONDITION_TRUE
+		case model.ConditionFalse:
+			status = fnv1.Status_STATUS_CONDITION_FALSE
+		}
+		setCondition(rsp, c.Type, status, c.Reason, c.Message)
 	}
 	setSpecSupported(rsp, out.Rendering.Unsupported)
 	for _, w := range out.Warnings {
-		addWarning(rsp, w.Reason, w.Message)
+		warn(rsp, w.Reason, w.Message)
 	}
-	return &wire.Response{Proto: rsp, Rendered: rendered, Status: status}, nil
+	return nil
 }
 
 // setStalled says whether the cluster can progress without a change by someone: not when
@@ -181,31 +189,20 @@ func setStalled(rsp *fnv1.RunFunctionResponse, out *model.Output) {
 	if out.Status.Phase == kaasv1alpha1.PhaseFailed {
 		for _, c := range out.Observation.Conditions {
 			if c.Type == kaasv1alpha1.ConditionBackendReady {
-				addCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_TRUE, c.Reason, c.Message)
+				setCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_TRUE, c.Reason, c.Message)
 				return
 			}
 		}
 	}
-	addCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_FALSE, kaasv1alpha1.ReasonRendered,
+	setCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_FALSE, kaasv1alpha1.ReasonRendered,
 		"the function renders the cluster")
-}
-
-func setCondition(rsp *fnv1.RunFunctionResponse, c model.Condition) {
-	status := fnv1.Status_STATUS_CONDITION_UNKNOWN
-	switch c.Status {
-	case model.ConditionTrue:
-		status = fnv1.Status_STATUS_CONDITION_TRUE
-	case model.ConditionFalse:
-		status = fnv1.Status_STATUS_CONDITION_FALSE
-	}
-	addCondition(rsp, c.Type, status, c.Reason, c.Message)
 }
 
 // setSpecSupported reports portable fields the backend cannot honour, as a Warning result
 // (an event on the claim) and as a condition that stays visible.
 func setSpecSupported(rsp *fnv1.RunFunctionResponse, unsupported []model.Unsupported) {
 	if len(unsupported) == 0 {
-		addCondition(rsp, kaasv1alpha1.ConditionSpecSupported, fnv1.Status_STATUS_CONDITION_TRUE, kaasv1alpha1.ReasonAllFieldsHonoured,
+		setCondition(rsp, kaasv1alpha1.ConditionSpecSupported, fnv1.Status_STATUS_CONDITION_TRUE, kaasv1alpha1.ReasonAllFieldsHonoured,
 			"the backend honours every field that is set")
 		return
 	}
@@ -213,10 +210,10 @@ func setSpecSupported(rsp *fnv1.RunFunctionResponse, unsupported []model.Unsuppo
 	for _, u := range unsupported {
 		msg := fmt.Sprintf("%s: %s", u.Field, u.Reason)
 		msgs = append(msgs, msg)
-		addWarning(rsp, kaasv1alpha1.ReasonUnsupportedField, msg)
+		warn(rsp, kaasv1alpha1.ReasonUnsupportedField, msg)
 	}
 	sort.Strings(msgs)
-	addCondition(rsp, kaasv1alpha1.ConditionSpecSupported, fnv1.Status_STATUS_CONDITION_FALSE, kaasv1alpha1.ReasonUnsupportedFields,
+	setCondition(rsp, kaasv1alpha1.ConditionSpecSupported, fnv1.Status_STATUS_CONDITION_FALSE, kaasv1alpha1.ReasonUnsupportedFields,
 		strings.Join(msgs, "; "))
 }
 

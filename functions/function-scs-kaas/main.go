@@ -32,7 +32,7 @@ func (c *CLI) Run() error {
 		return err
 	}
 	setGCPercent(os.LookupEnv)
-	return serve(NewFunction(log),
+	return function.Serve(NewFunction(log),
 		function.Listen(c.Network, c.Address),
 		function.MTLSCertificates(c.TLSServerCertsDir),
 		function.Insecure(c.Insecure),
@@ -42,9 +42,9 @@ func (c *CLI) Run() error {
 
 // gcPercent is the function's garbage collection target unless GOGC says otherwise: the
 // heap may grow by twice what is live before the next collection, rather than Go's once. The
-// live heap is a few MiB, and a call allocates about 150 KiB, so at Go's default a collection
-// ran every twenty calls or so and took a fifth of the CPU; at 200 the CPU per call is a
-// fifth lower for 3 MiB more memory (docs/performance.md).
+// live heap is small next to what a call allocates, so at Go's default the collector runs
+// every few dozen calls and takes a noticeable share of the CPU; this trades a few MiB of
+// peak memory for less CPU per call (docs/performance.md).
 const gcPercent = 200
 
 // setGCPercent sets gcPercent, unless the GOGC environment variable is set: an operator's

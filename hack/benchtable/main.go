@@ -1,8 +1,9 @@
 // Command benchtable turns the JSON summaries fnbench prints (lines starting "json ", as
 // hack/bench.sh runs it) into the markdown table of docs/performance.md: per function and
 // number of callers, the range over runs of latency, throughput, CPU time per call and peak
-// RSS, and each as a multiple of the no-op function's in the same run, which is the
-// figure that travels between machines.
+// RSS, each function's figures as multiples of function-go-templating's and
+// function-patch-and-transform's in the same run, and whether function-scs-kaas keeps the
+// bars (bars) in every run.
 //
 //	hack/bench.sh | go run ./hack/benchtable
 package main
@@ -98,12 +99,14 @@ func run(in io.Reader, out io.Writer) error {
 	}
 	sort.Ints(callers)
 
-	fmt.Fprintf(out, "%d run(s); a range is the lowest and highest over the runs. \"×no-op\" divides by the no-op function's figure of the same run.\n\n", len(runs))
-	fmt.Fprintln(out, "| function | callers | p50 ms | p99 ms | calls/s | CPU ms/call | peak RSS MiB | CPU ×no-op | p50 ×no-op | RSS ×no-op |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(out, "%d run(s); a range is the lowest and highest over the runs. \"×go-templating\" and \"×P&T\" divide by function-go-templating's and function-patch-and-transform's figure of the same run.\n\n", len(runs))
+	fmt.Fprintln(out, "| function | callers | p50 ms | p99 ms | calls/s | CPU ms/call | peak RSS MiB | CPU ×go-templating | CPU ×P&T | p50 ×go-templating | RSS ×go-templating |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|---|")
+	var verdicts []string
 	for _, c := range callers {
 		for _, n := range names {
-			var p50, p99, perSecond, cpu, rss, cpuX, p50X, rssX span
+			var p50, p99, perSecond, cpu, rss span
+			ratios := make([]span, len(bars))
 			for _, run := range order {
 				f, ok := runs[run][key{n.peer, c}]
 				if !ok {
@@ -114,21 +117,58 @@ func run(in io.Reader, out io.Writer) error {
 				perSecond.add(f.perSecond)
 				cpu.add(f.cpu)
 				rss.add(f.rss)
-				if floor, ok := runs[run][key{"noop", c}]; ok && n.peer != "noop" {
-					cpuX.add(f.cpu / floor.cpu)
-					p50X.add(f.p50 / floor.p50)
-					rssX.add(f.rss / floor.rss)
+				for i, b := range bars {
+					if peer, ok := runs[run][key{b.peer, c}]; ok && n.peer != b.peer {
+						ratios[i].add(b.figure(f) / b.figure(peer))
+					}
 				}
 			}
 			if p50.n == 0 {
 				continue
 			}
-			fmt.Fprintf(out, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", n.name, c,
+			fmt.Fprintf(out, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", n.name, c,
 				p50.format("%.2f"), p99.format("%.2f"), perSecond.format("%.0f"), cpu.format("%.2f"), rss.format("%.1f"),
-				cpuX.format("%.2f"), p50X.format("%.2f"), rssX.format("%.2f"))
+				ratios[0].format("%.2f"), ratios[1].format("%.2f"), ratios[2].format("%.2f"), ratios[3].format("%.2f"))
+			if n.peer == "scs" {
+				for i, b := range bars {
+					verdicts = append(verdicts, b.verdict(c, ratios[i]))
+				}
+			}
+		}
+	}
+	if len(verdicts) > 0 {
+		fmt.Fprintf(out, "\nBars (the highest ratio over the runs):\n\n")
+		for _, v := range verdicts {
+			fmt.Fprintln(out, "- "+v)
 		}
 	}
 	return nil
+}
+
+// bars are the ratios function-scs-kaas must keep to its peers (issue 29), in the order of
+// the table's ratio columns.
+var bars = []bar{
+	{"CPU per call", "gotmpl", "function-go-templating's", 0.6, func(f figures) float64 { return f.cpu }},
+	{"CPU per call", "pat", "function-patch-and-transform's", 0.35, func(f figures) float64 { return f.cpu }},
+	{"p50", "gotmpl", "function-go-templating's", 0.7, func(f figures) float64 { return f.p50 }},
+	{"peak RSS", "gotmpl", "function-go-templating's", 1, func(f figures) float64 { return f.rss }},
+}
+
+type bar struct {
+	what, peer, peerName string
+	most                 float64
+	figure               func(figures) float64
+}
+
+func (b bar) verdict(callers int, ratio span) string {
+	if ratio.n == 0 {
+		return fmt.Sprintf("%s at %d caller(s): %s not measured", b.what, callers, b.peerName)
+	}
+	state := "holds"
+	if ratio.hi > b.most+1e-9 { // a ratio exactly at the bar holds
+		state = "MISSED"
+	}
+	return fmt.Sprintf("%s at %d caller(s) at most %.2f × %s: %.2f, %s", b.what, callers, b.most, b.peerName, ratio.hi, state)
 }
 
 // labelField reads name=value from a label such as "peer=scs c=1 n=2000 run=1".

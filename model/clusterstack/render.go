@@ -5,11 +5,11 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
-	"github.com/SovereignCloudStack/scs-kaas/model/objectmap"
 )
 
 // readinessQuery makes the Object around a Cluster Ready when the Cluster is Available,
@@ -81,12 +81,9 @@ func unsupportedFields(spec *kaasv1alpha1.ClusterSpec) []model.Unsupported {
 }
 
 // manifest turns the typed Cluster into the plain object Crossplane composes, without the
-// empty status and null creationTimestamp every typed object carries. objectmap gives the
-// Cluster's JSON form (numbers as int64 where JSON has float64, the same once in a
-// protobuf Struct) without the JSON text: the round trip through it was most of the time
-// a Cluster with many pools took.
+// empty status and null creationTimestamp every typed object carries.
 func manifest(c *clusterv1.Cluster) (map[string]any, error) {
-	m, err := objectmap.ToUnstructured(c)
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode Cluster %s: %w", c.Name, err)
 	}
@@ -108,7 +105,7 @@ func observedCluster(req *model.Request) (*clusterv1.Cluster, error) {
 		return nil, fmt.Errorf("observed resource %s is a %s %s, not a Cluster API Cluster", ResourceCluster, u.GetAPIVersion(), u.GetKind())
 	}
 	c := &clusterv1.Cluster{}
-	if err := objectmap.FromUnstructured(u.Object, c); err != nil {
+	if err := model.DecodeObserved(u.Object, c); err != nil {
 		return nil, fmt.Errorf("cannot decode the observed Cluster %s/%s: %w", u.GetNamespace(), u.GetName(), err)
 	}
 	return c, nil

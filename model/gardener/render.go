@@ -8,7 +8,6 @@ import (
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
-	"github.com/SovereignCloudStack/scs-kaas/model/objectmap"
 )
 
 // readinessQuery is the provider-kubernetes readiness rule for the Object around a Shoot:
@@ -51,8 +50,7 @@ func render(req *model.Request, observed *gardencorev1beta1.Shoot) (*model.Rende
 func objectName(cluster string) string { return cluster + "-shoot" }
 
 // observedShoot returns the Shoot as it exists in the garden cluster, or nil when it does
-// not exist yet or is not reported yet. objectmap decodes it as the converter would: the
-// converter was the largest cost of reading a ready cluster.
+// not exist yet or is not reported yet.
 func observedShoot(req *model.Request) (*gardencorev1beta1.Shoot, error) {
 	u, err := req.Native(ResourceShoot)
 	if err != nil || u == nil {
@@ -62,7 +60,7 @@ func observedShoot(req *model.Request) (*gardencorev1beta1.Shoot, error) {
 		return nil, fmt.Errorf("observed resource %s is a %s %s, not a Gardener Shoot", ResourceShoot, u.GetAPIVersion(), u.GetKind())
 	}
 	shoot := &gardencorev1beta1.Shoot{}
-	if err := objectmap.FromUnstructured(u.Object, shoot); err != nil {
+	if err := model.DecodeObserved(u.Object, shoot); err != nil {
 		return nil, fmt.Errorf("cannot decode the observed Shoot %s/%s: %w", u.GetNamespace(), u.GetName(), err)
 	}
 	return shoot, nil

@@ -12,7 +12,6 @@ import (
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
-	"github.com/SovereignCloudStack/scs-kaas/model/objectmap"
 )
 
 // Gardener API facts the rendering depends on.
@@ -270,10 +269,9 @@ func observedWorker(observed *gardencorev1beta1.Shoot, name string) *gardencorev
 
 // manifest turns the typed Shoot into the plain object Crossplane composes. The typed
 // Shoot always carries an empty status and a null creationTimestamp; neither belongs in a
-// desired object. objectmap gives what runtime.DefaultUnstructuredConverter would, faster:
-// the conversion was the largest cost of rendering.
+// desired object.
 func manifest(shoot *gardencorev1beta1.Shoot) (map[string]any, error) {
-	m, err := objectmap.ToUnstructured(shoot)
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(shoot)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode Shoot %s: %w", shoot.Name, err)
 	}

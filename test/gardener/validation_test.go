@@ -18,9 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 	gardenerbackend "github.com/SovereignCloudStack/scs-kaas/model/gardener"
+	"github.com/SovereignCloudStack/scs-kaas/model/input"
 )
 
 const rootDir = "../.."
@@ -134,31 +134,34 @@ func internalShoot(t *testing.T, u *unstructured.Unstructured) *core.Shoot {
 	return internal
 }
 
-// renderClaim turns a claim into its composite resource and renders it with the model
-// layer and the example environment, over an observed Object if given.
+// renderClaim turns a claim into its composite resource, as Crossplane does and the function
+// reads it (model/input), and renders it with the model layer and the example environment,
+// over an observed Object if given.
 func renderClaim(t *testing.T, claim map[string]any, observedObject map[string]any) *unstructured.Unstructured {
 	t.Helper()
-	xr := &kaasv1alpha1.XSCSCluster{}
-	spec := deepCopy(claim["spec"].(map[string]any))
-	delete(spec, "writeConnectionSecretToRef")
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(map[string]any{"spec": spec}, xr); err != nil {
+	c := &unstructured.Unstructured{Object: deepCopy(claim)}
+	// Bound to a composite of its own name, as Crossplane names it.
+	if err := unstructured.SetNestedField(c.Object, c.GetName()+"-x7k2p", "spec", "resourceRef", "name"); err != nil {
+		t.Fatal(err)
+	}
+	in, err := input.Decode(input.Request{Composite: input.CompositeOfClaim(c).Object}, model.Options{})
+	if err != nil {
 		t.Fatalf("the claim does not decode: %v", err)
 	}
-	xr.APIVersion, xr.Kind = kaasv1alpha1.APIVersion, kaasv1alpha1.CompositeKind
-	meta := claim["metadata"].(map[string]any)
-	xr.Name = meta["name"].(string) + "-x7k2p"
-	// The labels Crossplane puts on a claim's composite: the claim is the cluster's identity.
-	xr.SetLabels(map[string]string{model.LabelClaimNamespace: meta["namespace"].(string), model.LabelClaimName: meta["name"].(string)})
 
 	var envs []*unstructured.Unstructured
 	for _, e := range readObjects(t, filepath.Join(rootDir, "examples/environments/gardener-regionone.yaml")) {
 		envs = append(envs, &unstructured.Unstructured{Object: e})
 	}
-	in := model.Input{Cluster: xr, Required: map[string][]*unstructured.Unstructured{model.EnvironmentsRequirement: envs}}
 	if observedObject != nil {
 		in.Observed = map[string]model.ObservedResource{gardenerbackend.ResourceShoot: {Object: &unstructured.Unstructured{Object: observedObject}}}
 	}
-	out, err := model.NewRegistry(gardenerbackend.New()).Reconcile(in)
+	out, err := input.Resolve(model.NewRegistry(gardenerbackend.New()), in, func(name string, _ model.Selector) ([]*unstructured.Unstructured, error) {
+		if name == model.EnvironmentsRequirement {
+			return envs, nil
+		}
+		return nil, nil
+	})
 	if err != nil {
 		t.Fatalf("the model layer refuses the claim: %v", err)
 	}

@@ -4,10 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,6 +14,7 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/model/all"
+	"github.com/SovereignCloudStack/scs-kaas/model/input"
 )
 
 // Annotations and defaults of Crossplane that render reproduces, so that its output reads
@@ -94,7 +93,6 @@ checked against what, and what had no schema. Exits 3 when an object is invalid.
 // rendered is one render's result, for output and validation.
 type rendered struct {
 	input   *unstructured.Unstructured
-	xr      *kaasv1alpha1.XSCSCluster
 	flavour flavour
 	out     *model.Output
 	objects []*unstructured.Unstructured
@@ -186,7 +184,7 @@ func (a *App) renderOffline(o *renderOptions) (*rendered, error) {
 		}
 	}
 
-	out, err := reconcile(all.Registry(), in, pool, &r.notes)
+	out, err := input.Resolve(all.Registry(), in, fetcher(pool, &r.notes))
 	if err != nil {
 		return nil, refused("refused (%s): %v", model.ReasonOf(err), err)
 	}
@@ -209,13 +207,11 @@ func (a *App) renderOffline(o *renderOptions) (*rendered, error) {
 
 // compositeInput turns the manifest into the composite resource the function would see:
 // a namespaced SCSCluster as it is, a legacy claim as the XSCSCluster Crossplane makes of
-// it (labelled with the claim's namespace and name, which the cluster's identity and its
-// names in the backend derive from), an XSCSCluster as it is.
+// it, an XSCSCluster as it is; and that into the model's input as the function makes it.
 func (r *rendered) compositeInput(want flavour, namespace string) (model.Input, error) {
 	obj := r.input.DeepCopy()
-	in := model.Input{Options: model.Options{ConnectionSecretNamespace: crossplaneNamespace}}
 	if obj.GetAPIVersion() != kaasv1alpha1.APIVersion || (obj.GetKind() != kaasv1alpha1.ClaimKind && obj.GetKind() != kaasv1alpha1.CompositeKind) {
-		return in, usage("%s %q is not an %s %s or %s", obj.GetKind(), obj.GetName(), kaasv1alpha1.APIVersion, kaasv1alpha1.ClaimKind, kaasv1alpha1.CompositeKind)
+		return model.Input{}, usage("%s %q is not an %s %s or %s", obj.GetKind(), obj.GetName(), kaasv1alpha1.APIVersion, kaasv1alpha1.ClaimKind, kaasv1alpha1.CompositeKind)
 	}
 	if obj.GetKind() == kaasv1alpha1.ClaimKind && obj.GetNamespace() == "" {
 		if namespace == "" {
@@ -224,93 +220,36 @@ func (r *rendered) compositeInput(want flavour, namespace string) (model.Input, 
 		obj.SetNamespace(namespace)
 		r.input.SetNamespace(namespace)
 	}
-	spec, _ := obj.Object["spec"].(map[string]any)
 	switch {
 	case obj.GetKind() == kaasv1alpha1.CompositeKind:
 		r.flavour = flavourLegacy
-		if ns, _, _ := unstructured.NestedString(obj.Object, "spec", "writeConnectionSecretToRef", "namespace"); ns != "" {
-			in.Options.ConnectionSecretNamespace = ns
-		}
 	case want == flavourLegacy || (want == flavourUnknown && flavourOf(obj) == flavourLegacy):
 		r.flavour = flavourLegacy
-		labels := obj.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[model.LabelClaimNamespace], labels[model.LabelClaimName] = obj.GetNamespace(), obj.GetName()
-		xrName := obj.GetName()
-		if ref, _, _ := unstructured.NestedString(obj.Object, "spec", "resourceRef", "name"); ref != "" {
-			xrName = ref
-		}
-		// The claim's own fields stay with the claim; the composite gets the cluster's spec.
-		for _, f := range []string{"writeConnectionSecretToRef", "resourceRef", "compositeDeletePolicy", "compositionRef", "compositionSelector", "compositionRevisionRef", "compositionUpdatePolicy"} {
-			delete(spec, f)
-		}
-		obj = &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": kaasv1alpha1.APIVersion, "kind": kaasv1alpha1.CompositeKind,
-			"metadata": map[string]any{"name": xrName, "labels": toAny(labels), "annotations": toAny(obj.GetAnnotations())},
-			"spec":     spec, "status": obj.Object["status"],
-		}}
+		obj = input.CompositeOfClaim(obj)
 	default:
 		r.flavour = flavourNamespaced
-		in.KubeconfigSecret, _, _ = unstructured.NestedString(obj.Object, "spec", "writeConnectionSecretToRef", "name")
 	}
-	data, err := json.Marshal(obj.Object)
+	in, err := input.Decode(input.Request{Composite: obj.Object}, model.Options{ConnectionSecretNamespace: crossplaneNamespace})
 	if err != nil {
-		return in, err
+		return in, fmt.Errorf("%s %q: %w", r.input.GetKind(), r.input.GetName(), err)
 	}
-	in.Cluster = &kaasv1alpha1.XSCSCluster{}
-	if err := json.Unmarshal(data, in.Cluster); err != nil {
-		return in, fmt.Errorf("%s %q cannot be read as the API's type: %w", r.input.GetKind(), r.input.GetName(), err)
-	}
-	r.xr = in.Cluster
 	return in, nil
 }
 
-func toAny(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
+// fetcher answers the model's requirements from the objects at hand, as Crossplane answers
+// them from the cluster. A namespace nobody gave is assumed to carry only the label every
+// namespace has.
+func fetcher(pool []*unstructured.Unstructured, notes *[]string) input.Fetch {
+	return func(name string, sel model.Selector) ([]*unstructured.Unstructured, error) {
+		found := selectObjects(sel, pool)
+		if name == model.NamespaceRequirement && len(found) == 0 {
+			ns := sel.MatchLabels["kubernetes.io/metadata.name"]
+			found = []*unstructured.Unstructured{{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+				"metadata": map[string]any{"name": ns, "labels": map[string]any{"kubernetes.io/metadata.name": ns}}}}}
+			*notes = append(*notes, fmt.Sprintf("namespace %s was not given (--required): rendered as if it had no labels but kubernetes.io/metadata.name, which matters to environments that admit namespaces by label", ns))
+		}
+		return found, nil
 	}
-	return out
-}
-
-// reconcile runs the model until it has everything it requires, answering each
-// requirement from the objects at hand as Crossplane answers it from the cluster. A
-// namespace nobody gave is assumed to carry only the label every namespace has.
-func reconcile(reg *model.Registry, in model.Input, pool []*unstructured.Unstructured, notes *[]string) (*model.Output, error) {
-	in.Required = map[string][]*unstructured.Unstructured{}
-	// The requirements settle after a round or two (model.Backend.Requirements); a few
-	// more rounds than that mean a bug, not a slow answer.
-	for round := 0; round < 5; round++ {
-		out, err := reg.Reconcile(in)
-		if err != nil {
-			return nil, err
-		}
-		if out.Complete {
-			return out, nil
-		}
-		names := make([]string, 0, len(out.Requirements))
-		for name := range out.Requirements {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			if _, done := in.Required[name]; done {
-				continue
-			}
-			sel := out.Requirements[name]
-			found := selectObjects(sel, pool)
-			if name == model.NamespaceRequirement && len(found) == 0 {
-				ns := sel.MatchLabels["kubernetes.io/metadata.name"]
-				found = []*unstructured.Unstructured{{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
-					"metadata": map[string]any{"name": ns, "labels": map[string]any{"kubernetes.io/metadata.name": ns}}}}}
-				*notes = append(*notes, fmt.Sprintf("namespace %s was not given (--required): rendered as if it had no labels but kubernetes.io/metadata.name, which matters to environments that admit namespaces by label", ns))
-			}
-			in.Required[name] = found
-		}
-	}
-	return nil, fmt.Errorf("the model still requires more resources after 5 rounds; this is a bug of the model library, please report it")
 }
 
 // connectionDetails are what Crossplane reads as a composed resource's connection details:
