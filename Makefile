@@ -67,10 +67,11 @@ terraform-provider: ## Build the Terraform / OpenTofu provider (linux, darwin; a
 	done
 
 .PHONY: generate
-generate: ## Regenerate both flavours' XRDs from the Go types in apis/, and docs/capabilities.md from the backends' declarations.
+generate: ## Regenerate both flavours' XRDs from the Go types in apis/ (and kubectl-scs's copy), and docs/capabilities.md from the backends' declarations.
 	cd hack/xrdgen && go build -o $(BIN)/xrdgen .
 	$(BIN)/xrdgen
 	go test ./model/all -run 'TestCapabilitiesDoc|TestStandardDoc' -update
+	cd clients/kubectl-scs && go generate ./internal/schemas
 
 ##@ Check
 
