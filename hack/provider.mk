@@ -26,7 +26,7 @@ provider-test: ## gofmt, go vet and every test of the provider, and the generate
 provider-test-apiserver: tools-kubernetes tools-etcd ## The provider's test against a real kube-apiserver (builds the tools on first use).
 	cd $(PROVIDER_DIR) && go test -count=1 -v -run TestProviderAgainstARealAPIServer ./test/apiserver/
 
-provider-generate: ## Regenerate the provider's DeepCopy methods and CRDs from its Go types.
+provider-generate: ## Regenerate the provider's DeepCopy methods, managed-resource method sets (angryjet) and CRDs from its Go types.
 	@mkdir -p $(PROVIDER_BIN)
 	cd $(PROVIDER_GEN_DIR) && go build -o $(PROVIDER_BIN)/provider-generate .
 	$(PROVIDER_BIN)/provider-generate --root $(PROVIDER_DIR)
