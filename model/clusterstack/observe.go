@@ -109,13 +109,13 @@ func availableCondition(c *clusterv1.Cluster) *metav1.Condition {
 }
 
 func v1beta1Ready(c *clusterv1.Cluster) *metav1.Condition {
-	if r := findCondition(c.Status.Conditions, "Ready"); r != nil {
+	if r := findCondition(c.Status.Conditions, clusterv1.ReadyCondition); r != nil {
 		return r
 	}
 	if d := c.Status.Deprecated; d != nil && d.V1Beta1 != nil {
 		for _, x := range d.V1Beta1.Conditions { //nolint:staticcheck // read on purpose: Clusters of Cluster API versions before v1beta2 conditions
-			if x.Type == "Ready" {
-				return &metav1.Condition{Type: "Ready", Status: metav1.ConditionStatus(x.Status), Reason: x.Reason, Message: x.Message}
+			if x.Type == clusterv1.ReadyCondition {
+				return &metav1.Condition{Type: clusterv1.ReadyCondition, Status: metav1.ConditionStatus(x.Status), Reason: x.Reason, Message: x.Message}
 			}
 		}
 	}

@@ -14,13 +14,11 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
-// provider-openstack's condition types and the reasons of its Ready condition, which are
+// The reasons of provider-openstack's Ready condition that decide the phase, which are
 // crossplane-runtime's (the model layer does not import it): read and compared, never written.
 const (
-	conditionReady  = "Ready"
-	conditionSynced = "Synced"
-	reasonCreating  = "Creating"
-	reasonDeleting  = "Deleting"
+	reasonCreating = "Creating"
+	reasonDeleting = "Deleting"
 )
 
 // ReasonNotReady is the BackendReady reason when provider-openstack reports a managed
@@ -189,7 +187,7 @@ func ready(m managed) bool {
 	if !m.exists() {
 		return false
 	}
-	r, s := m.condition(conditionReady), m.condition(conditionSynced)
+	r, s := m.condition(model.ManagedConditionReady), m.condition(model.ManagedConditionSynced)
 	return r.Status == "True" && (!s.Found || s.Status == "True")
 }
 
@@ -201,11 +199,11 @@ func verdict(what string, m managed) model.Condition {
 		c.Reason, c.Message = kaasv1alpha1.ReasonCreating, fmt.Sprintf("%s does not exist yet", what)
 		return c
 	}
-	if s := m.condition(conditionSynced); s.Found && s.Status != "True" {
+	if s := m.condition(model.ManagedConditionSynced); s.Found && s.Status != "True" {
 		c.Reason, c.Message = s.Reason, model.Truncate(fmt.Sprintf("provider-openstack cannot apply %s: %s", what, s.Message))
 		return c
 	}
-	rc := m.condition(conditionReady)
+	rc := m.condition(model.ManagedConditionReady)
 	r, reason, msg, found := rc.Status, rc.Reason, rc.Message, rc.Found
 	switch {
 	case !found:
@@ -224,8 +222,8 @@ func verdict(what string, m managed) model.Condition {
 }
 
 func phase(c managed, running bool) kaasv1alpha1.Phase {
-	reason := c.condition(conditionReady).Reason
-	synced := c.condition(conditionSynced).Status
+	reason := c.condition(model.ManagedConditionReady).Reason
+	synced := c.condition(model.ManagedConditionSynced).Status
 	switch {
 	case c.obj.GetDeletionTimestamp() != nil || reason == reasonDeleting:
 		return kaasv1alpha1.PhaseDeleting
