@@ -165,11 +165,16 @@ func copyFile(src, dst string) error {
 // removeGenerated deletes the generated files of the API packages under root, so that a
 // renamed or removed kind leaves none behind.
 func removeGenerated(root string) error {
-	return filepath.WalkDir(filepath.Join(root, "apis"), func(p string, d fs.DirEntry, err error) error {
+	apis, err := os.OpenRoot(filepath.Join(root, "apis"))
+	if err != nil {
+		return err
+	}
+	defer apis.Close()
+	return fs.WalkDir(apis.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !IsGenerated(d.Name()) {
 			return err
 		}
-		return os.Remove(p)
+		return apis.Remove(p)
 	})
 }
 
