@@ -20,7 +20,7 @@ FUNCTION := $(BIN)/function-scs-kaas
 
 # Go modules of this repository. The root module is the product; the others hold tools and
 # tests whose dependencies must not reach the product.
-MODULES := . hack/xrdgen hack/shootcrd hack/imagetar test/gardener test/e2e \
+MODULES := . hack/xrdgen hack/deepcopy hack/shootcrd hack/imagetar test/gardener test/e2e \
 	providers/provider-gardener-kubeconfig providers/provider-gardener-kubeconfig/hack/generate \
 	clients/kubectl-scs clients/terraform-provider-scs
 
@@ -67,10 +67,12 @@ terraform-provider: ## Build the Terraform / OpenTofu provider (linux, darwin; a
 	done
 
 .PHONY: generate
-generate: ## Regenerate both flavours' XRDs from the Go types in apis/, and docs/capabilities.md from the backends' declarations.
+generate: ## Regenerate the DeepCopy methods and both flavours' XRDs from the Go types in apis/ (and kubectl-scs's copy), and docs/capabilities.md from the backends' declarations.
+	cd hack/deepcopy && go run . --root=$(CURDIR)
 	cd hack/xrdgen && go build -o $(BIN)/xrdgen .
 	$(BIN)/xrdgen
 	go test ./model/all -run 'TestCapabilitiesDoc|TestStandardDoc' -update
+	cd clients/kubectl-scs && go generate ./internal/schemas
 
 ##@ Check
 

@@ -13,10 +13,13 @@ cli=$(hack/tools/build.sh crossplane-cli)/crossplane-cli
 imagetar=$PWD/_output/bin/imagetar
 
 # Configurations, one per flavour: a package root each with the metadata, the XRD and the
-# Composition. The namespaced one (Crossplane v2) is the default; -claims is the legacy one.
+# Composition. The namespaced one (Crossplane v2) is the primary, package/crossplane.yaml;
+# -claims is the legacy one beside it, package/legacy/crossplane.yaml.
 for flavour in namespaced legacy; do
+	meta=package/crossplane.yaml
+	[[ $flavour == namespaced ]] || meta=package/$flavour/crossplane.yaml
 	mkdir -p "$stage/configuration-$flavour"
-	cp package/$flavour/crossplane.yaml apis/xrd/$flavour/*.yaml compositions/$flavour/*.yaml "$stage/configuration-$flavour/"
+	cp "$meta" apis/xrd/$flavour/*.yaml compositions/$flavour/*.yaml "$stage/configuration-$flavour/"
 done
 "$cli" xpkg build --package-root="$stage/configuration-namespaced" --examples-root=examples \
 	-o "$out/configuration-scs-kaas.xpkg"

@@ -35,13 +35,15 @@
 //
 // # Adding a backend
 //
-// A backend is one package with:
+// A backend is one package, model/<type>, whose Backend has:
 //
-//   - a section of the environment contract (apis/environment/v1alpha1) and
-//     ValidateEnvironment for it;
+//   - Type: its kaasv1alpha1.BackendType;
+//   - ValidateEnvironment: checks its section of the environment contract;
 //   - Capabilities: what it does with every portable field (Capabilities.Check says what is
 //     missing); docs/capabilities.md and the warnings for fields it never honours come
 //     from them;
+//   - NameLength and Requirements: how long its cluster names may be, and what else it must
+//     read before it can render (resources it asks Crossplane for);
 //   - Translate: typed native objects in, native objects and status out. Where those objects
 //     live is not its business: Request.Place(setting) returns the Placement for the
 //     environment setting that names the cluster ("local" or a provider-kubernetes
@@ -49,7 +51,31 @@
 //     that is. Managed resources of Crossplane providers go through Request.Managed, which
 //     applies the ProviderConfig, the connection secret, labels and deletion protection.
 //
-// and one line in package all. Resource names it returns are stable composition resource
-// names starting with the backend's type, and every name it derives for an object starts
-// with Request.NativeName.
+// Resource names it returns are stable composition resource names starting with the
+// backend's type, and every name it derives for an object starts with Request.NativeName.
+//
+// Every edit a new backend needs (docs/architecture.md walks through them):
+//
+//  1. apis/kaas/v1alpha1/status_types.go: a BackendType constant, its value in BackendType's
+//     +kubebuilder:validation:Enum marker and in BackendTypes(); the API server refuses any
+//     status.backend.type the XRD's enum does not list;
+//  2. apis/environment/v1alpha1: its section, a struct and an optional field of Environment
+//     named after the type;
+//  3. model/<type>: the package above, with its tests;
+//  4. model/all: one line in Backends();
+//  5. make generate: the XRDs of both flavours (apis/xrd), docs/capabilities.md, the
+//     standard's conformance table and the copy of the XRD kubectl-scs embeds;
+//  6. package/rbac.yaml: the native kinds it composes in Crossplane's own cluster (a
+//     management cluster that is "local"), which Crossplane needs RBAC for; a provider
+//     whose managed resources every environment of the backend composes goes into the
+//     dependsOn of both Configurations (package/crossplane.yaml, package/legacy);
+//  7. examples/environments and examples/render/<type> (observed-state samples that
+//     make render and the render tests use), docs/environments.md (its section);
+//  8. test/e2e: controlplane serves the CRDs of its native kinds, backendsim writes the
+//     status its controllers would write.
+//
+// TestRegisteredBackendsAreInTheAPI (model/all) fails when a registered backend misses step
+// 1 or 5; TestCapabilitiesAreComplete, TestCapabilitiesDoc and TestBackendsMeetTheStandard
+// check its declarations; hack/xrdgen's TestCommittedXRDsAreCurrent and kubectl-scs's
+// TestEmbeddedXRDIsCurrent fail when step 5 was not run.
 package model

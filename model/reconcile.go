@@ -1,7 +1,6 @@
 package model
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -340,18 +339,12 @@ func unknownObservation(obs *Observation, previous *kaasv1alpha1.ClusterStatus, 
 	return &out
 }
 
-// copyStatus copies a status through JSON: the API types have no generated deep copies,
-// and this runs only while a native object is unobserved.
+// copyStatus copies a status, so that the observation shares nothing with the composite.
 func copyStatus(s *kaasv1alpha1.ClusterStatus) kaasv1alpha1.ClusterStatus {
-	var out kaasv1alpha1.ClusterStatus
-	raw, err := json.Marshal(s)
-	if err == nil {
-		err = json.Unmarshal(raw, &out)
+	if s == nil {
+		return kaasv1alpha1.ClusterStatus{}
 	}
-	if err != nil {
-		return kaasv1alpha1.ClusterStatus{Phase: s.Phase}
-	}
-	return out
+	return *s.DeepCopy()
 }
 
 // kubeconfigCondition says whether a kubeconfig was delivered, for backends that give no

@@ -10,6 +10,13 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
+// The condition types of Crossplane's managed resources and provider-kubernetes' Objects
+// (crossplane-runtime's, which the model layer does not import): read, never written.
+const (
+	ManagedConditionReady  = "Ready"
+	ManagedConditionSynced = "Synced"
+)
+
 // errCreateFailed starts the message of a managed resource's Synced condition when its
 // provider saw that the external object does not exist and could not create it
 // (crossplane-runtime's managed reconciler).
@@ -18,7 +25,7 @@ const errCreateFailed = "create failed"
 // createFailed says whether a managed resource's provider found its external object
 // missing and failed to create it: then nothing exists behind it, whatever was applied.
 func createFailed(u *unstructured.Unstructured) bool {
-	s := ConditionOf(u, "Synced")
+	s := ConditionOf(u, ManagedConditionSynced)
 	return s.Found && s.Status == string(ConditionFalse) && strings.HasPrefix(s.Message, errCreateFailed)
 }
 
@@ -36,7 +43,7 @@ func syncedCondition(rendered []Resource, observed map[string]ObservedResource) 
 			pending = append(pending, r.Name)
 			continue
 		}
-		s := ConditionOf(o.Object, "Synced")
+		s := ConditionOf(o.Object, ManagedConditionSynced)
 		switch {
 		case s.Found && s.Status == string(ConditionFalse):
 			failed = append(failed, fmt.Sprintf("%s (%s %s): %s", r.Name, o.Object.GetKind(), o.Object.GetName(), s.Message))

@@ -15,6 +15,15 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
+// Reasons of the BackendReady condition that only this backend gives.
+const (
+	// ReasonWaitingForReleases: the Cluster does not exist yet, and the management cluster's
+	// ClusterStackReleases, from which its version is resolved, have not been observed.
+	ReasonWaitingForReleases = "WaitingForReleases"
+	// ReasonNotAvailable: Cluster API reports the Cluster not available without a reason.
+	ReasonNotAvailable = "NotAvailable"
+)
+
 // observe reads the Cluster's status: Available (v1beta2), or Ready where only v1beta1
 // conditions are reported, decides readiness; phase, replica counts and the endpoint come
 // from the status; the kubeconfig from the Secret Cluster API writes.
@@ -30,7 +39,7 @@ func observe(req *model.Request, s *state) (*model.Observation, error) {
 		obs.Status.Phase = kaasv1alpha1.PhaseProvisioning
 		cond := model.NotCreated("the Cluster", "in the management cluster")
 		if s.pending {
-			cond.Reason, cond.Message = "WaitingForReleases", "waiting for the ClusterStackReleases of the management cluster to be observed"
+			cond.Reason, cond.Message = ReasonWaitingForReleases, "waiting for the ClusterStackReleases of the management cluster to be observed"
 		}
 		obs.Conditions = []model.Condition{cond}
 		return obs, nil
@@ -81,12 +90,12 @@ func verdict(c *clusterv1.Cluster) (bool, model.Condition) {
 	case available.Status != metav1.ConditionTrue:
 		cond.Reason = available.Reason
 		if cond.Reason == "" {
-			cond.Reason = "NotAvailable"
+			cond.Reason = ReasonNotAvailable
 		}
 		cond.Message = model.Truncate(fmt.Sprintf("Cluster API reports the Cluster %s: %s", strings.ToLower(available.Type)+" "+string(available.Status), available.Message))
 		return false, cond
 	}
-	cond.Status, cond.Reason, cond.Message = model.ConditionTrue, "Available", "the Cluster is available"
+	cond.Status, cond.Reason, cond.Message = model.ConditionTrue, kaasv1alpha1.ReasonAvailable, "the Cluster is available"
 	return true, cond
 }
 
@@ -100,13 +109,13 @@ func availableCondition(c *clusterv1.Cluster) *metav1.Condition {
 }
 
 func v1beta1Ready(c *clusterv1.Cluster) *metav1.Condition {
-	if r := findCondition(c.Status.Conditions, "Ready"); r != nil {
+	if r := findCondition(c.Status.Conditions, clusterv1.ReadyCondition); r != nil {
 		return r
 	}
 	if d := c.Status.Deprecated; d != nil && d.V1Beta1 != nil {
 		for _, x := range d.V1Beta1.Conditions { //nolint:staticcheck // read on purpose: Clusters of Cluster API versions before v1beta2 conditions
-			if x.Type == "Ready" {
-				return &metav1.Condition{Type: "Ready", Status: metav1.ConditionStatus(x.Status), Reason: x.Reason, Message: x.Message}
+			if x.Type == clusterv1.ReadyCondition {
+				return &metav1.Condition{Type: clusterv1.ReadyCondition, Status: metav1.ConditionStatus(x.Status), Reason: x.Reason, Message: x.Message}
 			}
 		}
 	}

@@ -103,8 +103,8 @@ func kubeconfigDetails(req *model.Request) (map[string][]byte, error) {
 func kubeconfigVerdict(req *model.Request, shoot *gardencorev1beta1.Shoot, details map[string][]byte) (bool, model.Condition) {
 	c := model.Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: model.ConditionFalse}
 	ak := req.Observed[ResourceKubeconfig].Object
-	ready := model.ConditionOf(ak, "Ready")
-	synced := model.ConditionOf(ak, "Synced")
+	ready := model.ConditionOf(ak, model.ManagedConditionReady)
+	synced := model.ConditionOf(ak, model.ManagedConditionSynced)
 	expires, _, _ := unstructured.NestedString(objectOrEmpty(ak), "status", "atProvider", "expirationTimestamp")
 	switch {
 	case ready.Found && ready.Status == "False" && ready.Reason == kaasv1alpha1.ReasonKubeconfigExpired:

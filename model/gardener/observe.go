@@ -84,7 +84,7 @@ func verdict(shoot *gardencorev1beta1.Shoot) (bool, model.Condition) {
 	for _, t := range healthConditions {
 		hc := findCondition(shoot.Status.Conditions, t)
 		if hc == nil {
-			c.Reason = string(t) + "Unknown"
+			c.Reason = string(t) + string(gardencorev1beta1.ConditionUnknown)
 			c.Message = fmt.Sprintf("Gardener has not reported %s yet", t)
 			return false, c
 		}
@@ -97,7 +97,7 @@ func verdict(shoot *gardencorev1beta1.Shoot) (bool, model.Condition) {
 			return false, c
 		}
 	}
-	c.Status, c.Reason, c.Message = model.ConditionTrue, "Healthy", "the Shoot is reconciled and all health checks pass"
+	c.Status, c.Reason, c.Message = model.ConditionTrue, kaasv1alpha1.ReasonHealthy, "the Shoot is reconciled and all health checks pass"
 	return true, c
 }
 

@@ -14,6 +14,17 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
+// The reasons of provider-openstack's Ready condition that decide the phase, which are
+// crossplane-runtime's (the model layer does not import it): read and compared, never written.
+const (
+	reasonCreating = "Creating"
+	reasonDeleting = "Deleting"
+)
+
+// ReasonNotReady is the BackendReady reason when provider-openstack reports a managed
+// resource not ready without a reason of its own.
+const ReasonNotReady = "NotReady"
+
 // state is what the backend read for one request: the managed resources as they exist.
 type state struct {
 	cluster managed
@@ -176,7 +187,7 @@ func ready(m managed) bool {
 	if !m.exists() {
 		return false
 	}
-	r, s := m.condition("Ready"), m.condition("Synced")
+	r, s := m.condition(model.ManagedConditionReady), m.condition(model.ManagedConditionSynced)
 	return r.Status == "True" && (!s.Found || s.Status == "True")
 }
 
@@ -188,11 +199,11 @@ func verdict(what string, m managed) model.Condition {
 		c.Reason, c.Message = kaasv1alpha1.ReasonCreating, fmt.Sprintf("%s does not exist yet", what)
 		return c
 	}
-	if s := m.condition("Synced"); s.Found && s.Status != "True" {
+	if s := m.condition(model.ManagedConditionSynced); s.Found && s.Status != "True" {
 		c.Reason, c.Message = s.Reason, model.Truncate(fmt.Sprintf("provider-openstack cannot apply %s: %s", what, s.Message))
 		return c
 	}
-	rc := m.condition("Ready")
+	rc := m.condition(model.ManagedConditionReady)
 	r, reason, msg, found := rc.Status, rc.Reason, rc.Message, rc.Found
 	switch {
 	case !found:
@@ -202,23 +213,23 @@ func verdict(what string, m managed) model.Condition {
 	case r != "True":
 		c.Reason, c.Message = reason, model.Truncate(fmt.Sprintf("%s is not ready: %s", what, msg))
 	default:
-		c.Status, c.Reason, c.Message = model.ConditionTrue, "Available", "the Magnum cluster and its node groups are ready"
+		c.Status, c.Reason, c.Message = model.ConditionTrue, kaasv1alpha1.ReasonAvailable, "the Magnum cluster and its node groups are ready"
 	}
 	if c.Reason == "" {
-		c.Reason = "NotReady"
+		c.Reason = ReasonNotReady
 	}
 	return c
 }
 
 func phase(c managed, running bool) kaasv1alpha1.Phase {
-	reason := c.condition("Ready").Reason
-	synced := c.condition("Synced").Status
+	reason := c.condition(model.ManagedConditionReady).Reason
+	synced := c.condition(model.ManagedConditionSynced).Status
 	switch {
-	case c.obj.GetDeletionTimestamp() != nil || reason == "Deleting":
+	case c.obj.GetDeletionTimestamp() != nil || reason == reasonDeleting:
 		return kaasv1alpha1.PhaseDeleting
 	case running:
 		return kaasv1alpha1.PhaseReady
-	case c.atProviderString("id") == "" || reason == "Creating":
+	case c.atProviderString("id") == "" || reason == reasonCreating:
 		return kaasv1alpha1.PhaseProvisioning
 	case synced == "False":
 		return kaasv1alpha1.PhaseDegraded

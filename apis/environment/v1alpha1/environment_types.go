@@ -8,6 +8,8 @@
 //
 // Unknown fields are errors, so a typo in an EnvironmentConfig is reported with its path
 // instead of being ignored.
+//
+// +kubebuilder:object:generate=true
 package v1alpha1
 
 import (

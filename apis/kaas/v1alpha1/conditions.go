@@ -90,6 +90,12 @@ const (
 	ReasonPending = "Pending"
 	// ReasonReconciling: the backend has not acted on the latest change yet.
 	ReasonReconciling = "Reconciling"
+	// ReasonAvailable: the native cluster is available (BackendReady True on Cluster API
+	// and Magnum).
+	ReasonAvailable = "Available"
+	// ReasonHealthy: the native cluster is reconciled and passes its health checks
+	// (BackendReady True on Gardener).
+	ReasonHealthy = "Healthy"
 )
 
 // Reasons of the KubeconfigReady condition.

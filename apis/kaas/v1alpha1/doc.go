@@ -8,7 +8,7 @@
 // The package imports nothing from Crossplane: tools that only want to read or write the
 // portable spec (a CLI, another controller) can use it without the composition machinery.
 //
-// +kubebuilder:object:generate=false
+// +kubebuilder:object:generate=true
 // +groupName=kaas.scs.community
 // +versionName=v1alpha1
 package v1alpha1

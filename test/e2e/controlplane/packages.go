@@ -99,7 +99,7 @@ func ProjectInstall(repoRoot, configuration string) (*PackageInstall, error) {
 	}
 	// A Configuration older than its sources would install an API the checkout no longer
 	// has, and the tests would pass or fail on it unnoticed.
-	for _, src := range []string{"apis/xrd", "compositions", "package/legacy", "package/namespaced"} {
+	for _, src := range []string{"apis/xrd", "compositions", ConfigurationMeta("namespaced"), ConfigurationMeta("legacy")} {
 		err := filepath.WalkDir(filepath.Join(repoRoot, src), func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
@@ -121,6 +121,17 @@ func ProjectInstall(repoRoot, configuration string) (*PackageInstall, error) {
 	}
 	install := filepath.Join(repoRoot, "examples", "install")
 	return &PackageInstall{Dir: dir, Manifests: []string{filepath.Join(install, "mirror.yaml"), filepath.Join(install, configuration)}}, nil
+}
+
+// ConfigurationMeta is the package metadata (crossplane.yaml) of a flavour's Configuration,
+// relative to the repository root: the primary, namespaced one is package/crossplane.yaml,
+// the legacy one beside it package/legacy/crossplane.yaml. Any flavour but legacy is the
+// namespaced one.
+func ConfigurationMeta(flavour string) string {
+	if flavour == "legacy" {
+		return filepath.Join("package", "legacy", "crossplane.yaml")
+	}
+	return filepath.Join("package", "crossplane.yaml")
 }
 
 // MirrorPlaceholder is the registry address examples/install/mirror.yaml names.

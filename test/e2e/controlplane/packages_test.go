@@ -140,3 +140,22 @@ func TestInstallThroughPackages(t *testing.T) {
 	}
 	t.Logf("MEASURE claim -> Shoot through the package-installed API: %.1fs", time.Since(start).Seconds())
 }
+
+// TestConfigurationMeta: each flavour's package metadata is where make package and the
+// upgrade test read it, and names the Configuration of that flavour.
+func TestConfigurationMeta(t *testing.T) {
+	root, err := FindRepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for flavour, name := range map[string]string{"namespaced": "configuration-scs-kaas", "legacy": "configuration-scs-kaas-claims"} {
+		raw, err := os.ReadFile(filepath.Join(root, ConfigurationMeta(flavour)))
+		if err != nil {
+			t.Fatalf("%s: %v", flavour, err)
+		}
+		text := string(raw)
+		if !strings.Contains(text, "\nkind: Configuration\n") || !strings.Contains(text, "\n  name: "+name+"\n") {
+			t.Errorf("%s (%s flavour) is not the Configuration %s", ConfigurationMeta(flavour), flavour, name)
+		}
+	}
+}

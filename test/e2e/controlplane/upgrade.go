@@ -50,7 +50,7 @@ func (e *Env) PushUpgrade(ctx context.Context, version string) error {
 	defer os.RemoveAll(dir)
 
 	cfgRoot := filepath.Join(dir, "configuration")
-	sources := []string{filepath.Join(root, "package", flavour, "crossplane.yaml")}
+	sources := []string{filepath.Join(root, ConfigurationMeta(flavour))}
 	for _, d := range []string{filepath.Join(root, "apis", "xrd", flavour), filepath.Join(root, "compositions", flavour)} {
 		files, err := filepath.Glob(filepath.Join(d, "*.yaml"))
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 )
@@ -29,10 +30,15 @@ func TestCommittedFilesAreUpToDate(t *testing.T) {
 
 	compareDirs(t, crdDir, filepath.Join(root, CRDDir))
 
-	// Every API package's DeepCopy file, and no committed one that the types no longer give.
-	generated, committed := deepCopyFiles(t, codeRoot), deepCopyFiles(t, filepath.Join(root, "apis"))
-	if len(generated) < 2 {
-		t.Errorf("DeepCopy generated for %v only; want both API packages", generated)
+	// Every API package's DeepCopy methods and method sets, and no committed generated file
+	// that the types no longer give.
+	generated, committed := generatedFiles(t, codeRoot), generatedFiles(t, filepath.Join(root, "apis"))
+	for _, pkg := range []string{"v1alpha1", "namespaced/v1alpha1"} {
+		for _, f := range []string{DeepCopyFile, "zz_generated.managed.go", "zz_generated.managedlist.go", "zz_generated.pc.go", "zz_generated.pcu.go", "zz_generated.pculist.go"} {
+			if rel := filepath.Join("apis", pkg, f); !slices.Contains(generated, rel) {
+				t.Errorf("%s was not generated (generated: %v)", rel, generated)
+			}
+		}
 	}
 	for _, rel := range generated {
 		compareFile(t, filepath.Join(codeRoot, rel), filepath.Join(root, rel))
@@ -44,15 +50,15 @@ func TestCommittedFilesAreUpToDate(t *testing.T) {
 	}
 }
 
-// deepCopyFiles lists the DeepCopy files under dir, relative to dir.
-func deepCopyFiles(t *testing.T, dir string) []string {
+// generatedFiles lists the generated files under dir, relative to dir.
+func generatedFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && d.Name() == DeepCopyFile {
+		if !d.IsDir() && IsGenerated(d.Name()) {
 			rel, err := filepath.Rel(dir, p)
 			if err != nil {
 				return err

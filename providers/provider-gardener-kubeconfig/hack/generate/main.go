@@ -1,11 +1,16 @@
-// Command generate writes the provider's generated files from its Go types in apis/: the
-// DeepCopy methods (zz_generated.deepcopy.go in each API package: apis/v1alpha1 and
-// apis/namespaced/v1alpha1) and the CRDs (package/crds).
-// It drives controller-tools as a library, so the generators are pinned by this module's
-// go.mod and come from the Go module proxy like everything else.
+// Command generate writes the provider's generated files from its Go types in apis/: in each
+// API package (apis/v1alpha1 and apis/namespaced/v1alpha1) the DeepCopy methods
+// (zz_generated.deepcopy.go) and the method sets crossplane-runtime's reconcilers need
+// (zz_generated.managed.go, .managedlist.go, .pc.go, .pcu.go, .pculist.go), and the CRDs
+// (package/crds).
+// It drives controller-tools as a library and runs crossplane-tools' angryjet
+// (generate-methodsets, which knows the cluster-scoped and the namespaced kinds of
+// crossplane-runtime v2), as upstream providers do; both are pinned by this module's go.mod
+// and come from the Go module proxy like everything else.
 //
-// It lives in its own module so that controller-tools and golang.org/x/tools stay out of the
-// provider's dependency graph. Run it from anywhere: --root is the provider module.
+// It lives in its own module so that controller-tools, crossplane-tools and
+// golang.org/x/tools stay out of the provider's dependency graph. Run it from anywhere:
+// --root is the provider module.
 package main
 
 import (
@@ -13,7 +18,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -35,11 +42,28 @@ const CRDDir = "package/crds"
 // DeepCopyFile is the name of the generated DeepCopy file in each API package.
 const DeepCopyFile = "zz_generated.deepcopy.go"
 
-// Generate writes the CRDs into crdDir and the DeepCopy methods of each API package into the
-// package's directory relative to codeRoot (codeRoot = root writes them next to the types),
-// loading the API packages of the provider module at root. crdDir must exist; root must be
-// absolute.
+// IsGenerated reports whether a file name is one this command writes into an API package:
+// the DeepCopy methods and angryjet's method sets.
+func IsGenerated(name string) bool {
+	return strings.HasPrefix(name, "zz_generated.") && strings.HasSuffix(name, ".go")
+}
+
+// angryjet is crossplane-tools' generator, which this module's go.mod pins.
+const angryjet = "github.com/crossplane/crossplane-tools/cmd/angryjet"
+
+// Generate writes the CRDs into crdDir and the DeepCopy methods and method sets of each API
+// package into the package's directory relative to codeRoot (codeRoot = root writes them
+// next to the types), loading the API packages of the provider module at root. crdDir must
+// exist; root must be absolute.
 func Generate(root, crdDir, codeRoot string) error {
+	if err := controllerTools(root, crdDir, codeRoot); err != nil {
+		return err
+	}
+	return methodSets(root, codeRoot)
+}
+
+// controllerTools writes the CRDs and the DeepCopy methods.
+func controllerTools(root, crdDir, codeRoot string) error {
 	crdGen := genall.Generator(crd.Generator{CRDVersions: []string{"v1"}})
 	objGen := genall.Generator(deepcopy.Generator{})
 	gens := genall.Generators{&crdGen, &objGen}
@@ -63,6 +87,95 @@ func Generate(root, crdDir, codeRoot string) error {
 		return fmt.Errorf("generation failed:\n%s", errs.String())
 	}
 	return stampVersion(crdDir)
+}
+
+// methodSets writes angryjet's method sets of the API packages into codeRoot. angryjet
+// writes next to the types of the packages it loads, and refuses packages that do not type
+// check, so it runs on a scratch copy of the module: go.mod, go.sum, the API packages'
+// hand-written files and the DeepCopy methods just generated into codeRoot; what it writes
+// there is copied to codeRoot. Generated files committed under root take no part, so a
+// stale one never stops its own regeneration.
+func methodSets(root, codeRoot string) error {
+	scratch, err := os.MkdirTemp("", "provider-generate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if err := copyFile(filepath.Join(root, f), filepath.Join(scratch, f)); err != nil {
+			return err
+		}
+	}
+	if err := copyGoFiles(filepath.Join(root, "apis"), filepath.Join(scratch, "apis"), func(name string) bool { return !IsGenerated(name) }); err != nil {
+		return err
+	}
+	if err := copyGoFiles(filepath.Join(codeRoot, "apis"), filepath.Join(scratch, "apis"), func(name string) bool { return name == DeepCopyFile }); err != nil {
+		return err
+	}
+
+	bin := filepath.Join(scratch, "angryjet")
+	if err := run(filepath.Join(root, "hack", "generate"), "go", "build", "-o", bin, angryjet); err != nil {
+		return err
+	}
+	if err := run(scratch, bin, "generate-methodsets", apiPackages); err != nil {
+		return err
+	}
+	return copyGoFiles(filepath.Join(scratch, "apis"), filepath.Join(codeRoot, "apis"), func(name string) bool {
+		return IsGenerated(name) && name != DeepCopyFile
+	})
+}
+
+// run runs a command in dir, outside any go.work, and says what failed.
+func run(dir, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s in %s: %w\n%s", name, strings.Join(args, " "), dir, err, out)
+	}
+	return nil
+}
+
+// copyGoFiles copies the .go files under src whose names keep accepts to the same place
+// under dst.
+func copyGoFiles(src, dst string, keep func(name string) bool) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(d.Name(), ".go") || !keep(d.Name()) {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		return copyFile(p, filepath.Join(dst, rel))
+	})
+}
+
+func copyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o644)
+}
+
+// removeGenerated deletes the generated files of the API packages under root, so that a
+// renamed or removed kind leaves none behind.
+func removeGenerated(root string) error {
+	apis, err := os.OpenRoot(filepath.Join(root, "apis"))
+	if err != nil {
+		return err
+	}
+	defer apis.Close()
+	return fs.WalkDir(apis.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !IsGenerated(d.Name()) {
+			return err
+		}
+		return apis.Remove(p)
+	})
 }
 
 // outputToPackageUnder writes a package's generated code into the package's directory,
@@ -127,6 +240,9 @@ func main() {
 	}
 	abs, err := filepath.Abs(*root)
 	if err != nil {
+		fail(err)
+	}
+	if err := removeGenerated(abs); err != nil {
 		fail(err)
 	}
 	if err := Generate(abs, filepath.Join(abs, CRDDir), abs); err != nil {

@@ -13,8 +13,8 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/fakegarden/gardentest"
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/kubeconfig"
+	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/test/fakegarden/gardentest"
 )
 
 var now = time.Date(2026, 11, 3, 8, 0, 0, 0, time.UTC)

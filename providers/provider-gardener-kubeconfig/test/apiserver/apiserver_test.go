@@ -72,6 +72,9 @@ func TestProviderAgainstARealAPIServer(t *testing.T) {
 	}
 	kubeDir, etcdDir := toolDir(t, "kubernetes", "kube-apiserver"), toolDir(t, "etcd", "etcd")
 	if kubeDir == "" || etcdDir == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("kube-apiserver or etcd is not built; make test builds them first (make tools-kubernetes tools-etcd)")
+		}
 		t.Skip("kube-apiserver or etcd is not built: run `make tools-kubernetes tools-etcd` (hack/tools/build.sh kubernetes etcd)")
 	}
 	w := start(t, kubeDir, etcdDir)
@@ -103,7 +106,7 @@ func start(t *testing.T, kubeDir, etcdDir string) *world {
 	t.Helper()
 	w := &world{t: t, dir: t.TempDir(), issued: map[string]bool{}}
 	bin := filepath.Join(w.dir, "bin")
-	w.providerBin, w.fakeBin = buildCommand(t, bin, "./cmd/provider"), buildCommand(t, bin, "./cmd/fake-garden-auth")
+	w.providerBin, w.fakeBin = buildCommand(t, bin, "./cmd/provider"), buildCommand(t, bin, "./test/fakegarden/cmd/fake-garden-auth")
 	var err error
 	if w.ca, err = newClientCA(); err != nil {
 		t.Fatal(err)

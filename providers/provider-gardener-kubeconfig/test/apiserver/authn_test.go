@@ -8,7 +8,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/fakegarden"
+	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/test/fakegarden"
 )
 
 // clientCA is an envtest authenticator with a client CA whose key the test holds: envtest's

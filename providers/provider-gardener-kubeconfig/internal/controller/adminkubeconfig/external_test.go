@@ -17,9 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis/v1alpha1"
-	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/fakegarden"
-	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/fakegarden/gardentest"
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/garden"
+	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/test/fakegarden"
+	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/test/fakegarden/gardentest"
 )
 
 // env is one AdminKubeconfig, its ProviderConfig and a garden, with a clock the test moves.

@@ -22,7 +22,7 @@ import (
 
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis"
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis/v1alpha1"
-	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/fakegarden/gardentest"
+	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/test/fakegarden/gardentest"
 )
 
 // t0 is when every test starts; the fake clock moves from there.

@@ -25,8 +25,8 @@ import (
 
 	namespaced "github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis/namespaced/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/apis/v1alpha1"
-	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/fakegarden/gardentest"
 	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/garden"
+	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/test/fakegarden/gardentest"
 )
 
 // The namespaced AdminKubeconfig of gardener.m.kaas.scs.community: the same issuance and

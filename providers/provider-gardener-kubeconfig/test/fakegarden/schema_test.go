@@ -35,7 +35,7 @@ func loadDefinitions(t *testing.T) definitions {
 	t.Helper()
 	dir := os.Getenv("SCS_SHARED_CRDS")
 	if dir == "" {
-		// internal/fakegarden -> provider -> providers -> repository root -> ../shared/crds
+		// test/fakegarden -> provider -> providers -> repository root -> ../shared/crds
 		dir = filepath.Join("..", "..", "..", "..", "..", "shared", "crds")
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, openAPIFile))

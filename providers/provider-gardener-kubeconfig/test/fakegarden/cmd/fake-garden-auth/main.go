@@ -1,6 +1,7 @@
 // Command fake-garden-auth serves the adminkubeconfig subresource of Shoots for a garden
-// cluster that cannot: the project's local garden is a plain kube-apiserver with a Shoot CRD,
-// and a CRD cannot serve custom subresources. It stands in for gardener-apiserver on exactly
+// cluster that cannot: the garden of the provider's test/apiserver is a plain kube-apiserver
+// with a Shoot CRD, and a CRD cannot serve custom subresources. A test tool, built by that
+// test; the e2e's garden runs the real gardener-apiserver. It stands in for gardener-apiserver on exactly
 // one path (POST /apis/core.gardener.cloud/v1beta1/namespaces/{ns}/shoots/{name}/adminkubeconfig),
 // answers 404 for everything else and proxies nothing.
 //
@@ -32,7 +33,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/internal/fakegarden"
+	"github.com/SovereignCloudStack/scs-kaas/providers/provider-gardener-kubeconfig/test/fakegarden"
 )
 
 type cli struct {

@@ -1,10 +1,13 @@
 // Package fakegarden serves the adminkubeconfig subresource of Shoots the way
-// gardener-apiserver does, for tests and for the fake-garden-auth command.
+// gardener-apiserver does, for the provider's tests only: in process for the unit tests
+// (gardentest), and as the command cmd/fake-garden-auth for test/apiserver. Nothing the
+// provider ships imports it; it lives under test/ for that reason.
 //
-// It exists because the project's local garden cluster is a plain kube-apiserver with a Shoot
-// CRD, and a CRD cannot serve custom subresources (only status and scale): a POST to
-// shoots/<name>/adminkubeconfig there answers 404. gardener-apiserver, which serves the real
-// subresource, cannot run here (it needs a whole Gardener installation).
+// The provider's own tests run it instead of the real gardener-apiserver (which the e2e runs,
+// test/e2e/controlplane and test/e2e/kubeconfigprovider) so that they stay fast and need no
+// 100 MB binary: their garden is a plain kube-apiserver with a Shoot CRD, and a CRD cannot
+// serve custom subresources (only status and scale), so a POST to
+// shoots/<name>/adminkubeconfig there answers 404.
 //
 // What it reproduces, from gardener-apiserver's behaviour (pkg/apiserver/registry/core/shoot/
 // storage): the path and verb, the request and response types (AdminKubeconfigRequest of
