@@ -27,8 +27,8 @@ import (
 // TestNothingTakenBack and TestNamespacedNothingTakenBack (issue 28): with Ready clusters on
 // all three backends and a platform consumer that reaches one of them through a
 // provider-kubernetes ProviderConfig on its kubeconfig Secret, the providers restart, the
-// garden goes away for a while, and a platform team edits every environment's placement
-// settings. A watch on every kubeconfig Secret must count no data key removed, the consumer
+// garden goes away for a while, the connection secrets the kubeconfigs come from are
+// deleted, and a platform team edits every environment's placement settings. A watch on every kubeconfig Secret must count no data key removed, the consumer
 // must keep reaching its cluster, and every composed resource must keep its UID and its
 // ProviderConfig.
 func TestNothingTakenBack(t *testing.T) {
@@ -140,6 +140,33 @@ func nothingTakenBack(t *testing.T) {
 		}},
 		{"garden unreachable for 30 s", func(t *testing.T) {
 			if err := env.RestartProcess(ctx, "kube-apiserver-garden", 30*time.Second, shootsServed); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		// The connection secrets the function reads the kubeconfigs from go away for a
+		// while (an operator's cleanup, a provider that rewrites them): the Gardener
+		// cluster's AdminKubeconfig secret, which provider-gardener-kubeconfig writes again,
+		// and the Magnum cluster's, which provider-openstack (simulated) writes again only
+		// once the function has seen it missing.
+		{"connection secrets deleted", func(t *testing.T) {
+			connectionNamespace := "crossplane-system"
+			if flavour == flavourNamespaced {
+				connectionNamespace = claimNamespace
+			}
+			secrets := cp.Client.CoreV1().Secrets(connectionNamespace)
+			magnumSecret, err := secrets.Get(ctx, magnum+"-magnum", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{shoot + "-kubeconfig", magnum + "-magnum"} {
+				if err := secrets.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+					t.Fatalf("deleting connection secret %s: %v", name, err)
+				}
+			}
+			waitClaim(ctx, t, faultDeadline, m, "KubeconfigReady Stale", hasCondition("KubeconfigReady", "Unknown", "Stale"))
+			restored := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: magnumSecret.Name, Namespace: magnumSecret.Namespace},
+				Type: magnumSecret.Type, Data: magnumSecret.Data}
+			if _, err := secrets.Create(ctx, restored, metav1.CreateOptions{FieldManager: managerOpenStack}); err != nil {
 				t.Fatal(err)
 			}
 		}},
