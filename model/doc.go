@@ -16,8 +16,9 @@
 // Registry.Reconcile, which:
 //
 //  1. selects the environment the cluster lives in from the EnvironmentConfigs (by the name
-//     the cluster asks for, the name it is pinned to, or the platform default) and refuses a
-//     switch of backend or environment under a live cluster;
+//     the cluster asks for, the name it is pinned to, or the platform default), refuses a
+//     switch of backend or environment under a live cluster, and keeps the placement the
+//     cluster was first composed with (KeepPlacement, status.backend.placement);
 //  2. defaults the spec from the purpose, from what the environment defaulted when the
 //     cluster was created (status.defaulted), and only for what is new from the environment
 //     as it is now (Default);
@@ -29,7 +30,9 @@
 //  5. keeps every composed resource that exists (an Object not yet reported is kept as last
 //     applied; nothing of the backend is dropped but a removed pool's node groups), and adds
 //     the conditions every backend shares (KubeconfigReady, EnvironmentUpToDate) and the
-//     warnings its capabilities declare.
+//     warnings its capabilities declare. What was delivered stays: the kubeconfig users hold
+//     is kept while the backend shows none (Delivered), and a composed resource no backend
+//     renders is kept when it can hold a cluster or its credentials (HoldsCluster).
 //
 // Any error means the caller must not change anything: no partial result is ever returned.
 //
@@ -44,6 +47,8 @@
 //     from them;
 //   - NameLength and Requirements: how long its cluster names may be, and what else it must
 //     read before it can render (resources it asks Crossplane for);
+//   - PlacementSettings: the settings of its section that decide where a cluster's
+//     resources live, whose values Reconcile keeps per cluster (KeepPlacement);
 //   - Translate: typed native objects in, native objects and status out. Where those objects
 //     live is not its business: Request.Place(setting) returns the Placement for the
 //     environment setting that names the cluster ("local" or a provider-kubernetes

@@ -144,10 +144,10 @@ func nothingTakenBack(t *testing.T) {
 			}
 		}},
 		// The connection secrets the function reads the kubeconfigs from go away for a
-		// while (an operator's cleanup, a provider that rewrites them): the Gardener
-		// cluster's AdminKubeconfig secret, which provider-gardener-kubeconfig writes again,
-		// and the Magnum cluster's, which provider-openstack (simulated) writes again only
-		// once the function has seen it missing.
+		// while (an operator's cleanup, a restore): the Gardener cluster's AdminKubeconfig
+		// secret, which provider-gardener-kubeconfig issues again, and the Magnum cluster's,
+		// which provider-openstack (simulated) writes again only once the function has seen
+		// it missing.
 		{"connection secrets deleted", func(t *testing.T) {
 			connectionNamespace := "crossplane-system"
 			if flavour == flavourNamespaced {
@@ -164,6 +164,12 @@ func nothingTakenBack(t *testing.T) {
 				}
 			}
 			waitClaim(ctx, t, faultDeadline, m, "KubeconfigReady Stale", hasCondition("KubeconfigReady", "Unknown", "Stale"))
+			// provider-gardener-kubeconfig issues a deleted one again at once, not at its
+			// next poll (ten minutes): it watches the Secrets it owns.
+			waitFor(ctx, t, faultDeadline, "the AdminKubeconfig's connection secret issued again", func(ctx context.Context) (bool, error) {
+				s, err := secrets.Get(ctx, shoot+"-kubeconfig", metav1.GetOptions{})
+				return err == nil && len(s.Data["kubeconfig"]) > 0, err
+			})
 			restored := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: magnumSecret.Name, Namespace: magnumSecret.Namespace},
 				Type: magnumSecret.Type, Data: magnumSecret.Data}
 			if _, err := secrets.Create(ctx, restored, metav1.CreateOptions{FieldManager: managerOpenStack}); err != nil {

@@ -8,8 +8,10 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -52,5 +54,10 @@ func setup(mgr ctrl.Manager, o controller.Options, userAgent, groupKind string, 
 		// Status updates do not trigger reconciles; spec, label and annotation changes do.
 		WithEventFilter(resource.DesiredStateChanged()).
 		For(kind).
+		// A connection secret deleted (an operator's cleanup, a restore) is issued again at
+		// once rather than at the next poll, up to its interval later: every consumer of the
+		// cluster's kubeconfig waits for it. Only the Secrets' metadata is watched, and of
+		// their events only creation and deletion pass the filter above.
+		Owns(&corev1.Secret{}, builder.OnlyMetadata).
 		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
 }
