@@ -13,7 +13,7 @@ import (
 // magnumPlacement is a placement setting as a backend declares it.
 var magnumPlacement = PlacementSetting{Path: "data.magnum.providerConfigName",
 	Get: func(e *Environment) string { return e.Magnum.ProviderConfigName },
-	Set: func(e *Environment, v string) { m := *e.Magnum; m.ProviderConfigName = v; e.Magnum = &m }}
+	Set: func(e *Environment, v string) { e.Magnum.ProviderConfigName = v }}
 
 func TestKeepPlacement(t *testing.T) {
 	env := func(region, pc string) *Environment {

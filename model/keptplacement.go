@@ -17,7 +17,9 @@ type PlacementSetting struct {
 	// Path is the setting's path in the EnvironmentConfig, such as
 	// data.magnum.providerConfigName.
 	Path string
-	// Get reads the setting from an environment; Set writes it. Unset reads as "".
+	// Get reads the setting from an environment; Set writes it into the environment, which
+	// is the caller's own (SelectEnvironment decodes a new one for every call). Unset reads
+	// as "".
 	Get func(*Environment) string
 	Set func(*Environment, string)
 }

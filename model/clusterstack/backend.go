@@ -164,18 +164,13 @@ func read(req *model.Request) (*state, error) {
 // PlacementSettings are the management cluster and the namespace of the Clusters and
 // their releases.
 func (Backend) PlacementSettings() []model.PlacementSetting {
-	section := func(e *model.Environment) *envv1alpha1.ClusterStack {
-		cs := *e.ClusterStack
-		e.ClusterStack = &cs
-		return &cs
-	}
 	return []model.PlacementSetting{
 		{Path: "data.clusterStack.managementCluster",
 			Get: func(e *model.Environment) string { return e.ClusterStack.ManagementCluster },
-			Set: func(e *model.Environment, v string) { section(e).ManagementCluster = v }},
+			Set: func(e *model.Environment, v string) { e.ClusterStack.ManagementCluster = v }},
 		{Path: "data.clusterStack.namespace",
 			Get: func(e *model.Environment) string { return e.ClusterStack.Namespace },
-			Set: func(e *model.Environment, v string) { section(e).Namespace = v }},
+			Set: func(e *model.Environment, v string) { e.ClusterStack.Namespace = v }},
 	}
 }
 

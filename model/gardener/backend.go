@@ -96,21 +96,16 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 // PlacementSettings are the garden, the project and its namespace, and the ProviderConfig
 // admin kubeconfigs are requested through.
 func (Backend) PlacementSettings() []model.PlacementSetting {
-	section := func(e *model.Environment) *envv1alpha1.Gardener {
-		g := *e.Gardener
-		e.Gardener = &g
-		return &g
-	}
 	return []model.PlacementSetting{
 		{Path: "data.gardener.gardenCluster",
 			Get: func(e *model.Environment) string { return e.Gardener.GardenCluster },
-			Set: func(e *model.Environment, v string) { section(e).GardenCluster = v }},
+			Set: func(e *model.Environment, v string) { e.Gardener.GardenCluster = v }},
 		{Path: "data.gardener.project",
 			Get: func(e *model.Environment) string { return e.Gardener.Project },
-			Set: func(e *model.Environment, v string) { section(e).Project = v }},
+			Set: func(e *model.Environment, v string) { e.Gardener.Project = v }},
 		{Path: "data.gardener.namespace",
 			Get: func(e *model.Environment) string { return e.Gardener.Namespace },
-			Set: func(e *model.Environment, v string) { section(e).Namespace = v }},
+			Set: func(e *model.Environment, v string) { e.Gardener.Namespace = v }},
 		{Path: "data.gardener.adminKubeconfig.providerConfigName",
 			Get: func(e *model.Environment) string {
 				if ak := e.Gardener.AdminKubeconfig; ak != nil {
@@ -119,13 +114,10 @@ func (Backend) PlacementSettings() []model.PlacementSetting {
 				return ""
 			},
 			Set: func(e *model.Environment, v string) {
-				g := section(e)
-				ak := envv1alpha1.GardenerAdminKubeconfig{}
-				if g.AdminKubeconfig != nil {
-					ak = *g.AdminKubeconfig
+				if e.Gardener.AdminKubeconfig == nil {
+					e.Gardener.AdminKubeconfig = &envv1alpha1.GardenerAdminKubeconfig{}
 				}
-				ak.ProviderConfigName = v
-				g.AdminKubeconfig = &ak
+				e.Gardener.AdminKubeconfig.ProviderConfigName = v
 			}},
 	}
 }

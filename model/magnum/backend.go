@@ -158,24 +158,19 @@ func template(env *model.Environment, version string) (envv1alpha1.MagnumTemplat
 // managed resources: another ProviderConfig is another cloud or project, where
 // provider-openstack would create a second cluster and abandon the first.
 func (Backend) PlacementSettings() []model.PlacementSetting {
-	section := func(e *model.Environment) *envv1alpha1.Magnum {
-		m := *e.Magnum
-		e.Magnum = &m
-		return &m
-	}
 	return []model.PlacementSetting{
 		{Path: "data.magnum.scope",
 			Get: func(e *model.Environment) string { return string(e.Magnum.Scope) },
-			Set: func(e *model.Environment, v string) { section(e).Scope = envv1alpha1.MagnumScope(v) }},
+			Set: func(e *model.Environment, v string) { e.Magnum.Scope = envv1alpha1.MagnumScope(v) }},
 		{Path: "data.magnum.namespace",
 			Get: func(e *model.Environment) string { return e.Magnum.Namespace },
-			Set: func(e *model.Environment, v string) { section(e).Namespace = v }},
+			Set: func(e *model.Environment, v string) { e.Magnum.Namespace = v }},
 		{Path: "data.magnum.providerConfigName",
 			Get: func(e *model.Environment) string { return e.Magnum.ProviderConfigName },
-			Set: func(e *model.Environment, v string) { section(e).ProviderConfigName = v }},
+			Set: func(e *model.Environment, v string) { e.Magnum.ProviderConfigName = v }},
 		{Path: "data.magnum.providerConfigKind",
 			Get: func(e *model.Environment) string { return e.Magnum.ProviderConfigKind },
-			Set: func(e *model.Environment, v string) { section(e).ProviderConfigKind = v }},
+			Set: func(e *model.Environment, v string) { e.Magnum.ProviderConfigKind = v }},
 	}
 }
 

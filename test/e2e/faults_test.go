@@ -49,13 +49,7 @@ func TestFaults(t *testing.T) {
 	clusterStackReady(ctx, t, cluster)
 	_, magnum, _ := waitClusterV1(ctx, t, "fault-m")
 	magnumReady(ctx, t, magnum)
-	allReady := func(t *testing.T, what string) {
-		t.Helper()
-		for _, n := range names {
-			waitClaim(ctx, t, faultDeadline, n, what+": Ready", hasCondition("Ready", "True", ""))
-		}
-	}
-	allReady(t, "before the faults")
+	allReady(ctx, t, names, "before the faults")
 
 	w := watchNatives(ctx, t, []watched{
 		{"Shoot " + shoot, shoots(), shoot},
@@ -67,17 +61,7 @@ func TestFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restoreEnvironment := func(t *testing.T) {
-		t.Helper()
-		env := original.DeepCopy()
-		env.SetResourceVersion("")
-		env.SetUID("")
-		env.SetManagedFields(nil)
-		env.SetCreationTimestamp(metav1.Time{})
-		if err := cp.ApplyObjects(ctx, env); err != nil {
-			t.Fatalf("restoring EnvironmentConfig %s: %v", exampleEnvironment, err)
-		}
-	}
+	restoreEnvironment := func(t *testing.T) { restoreEnvironmentConfig(ctx, t, original) }
 	patchEnvironment := func(t *testing.T, patch string) {
 		t.Helper()
 		if _, err := envs.Patch(ctx, exampleEnvironment, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
@@ -179,7 +163,7 @@ func TestFaults(t *testing.T) {
 						return slices.Contains(columns, controlplane.UpgradeColumn) == step.column, fmt.Errorf("printer columns %v (%v)", columns, err)
 					})
 				measure(t, "Configuration, Function and XRD at "+step.version, start)
-				allReady(t, "at "+step.version)
+				allReady(ctx, t, names, "at "+step.version)
 			}
 		}},
 		{name: "garden API server down for a minute", slow: true, fault: func(t *testing.T) {
@@ -209,20 +193,11 @@ func TestFaults(t *testing.T) {
 			if c.slow && !all {
 				t.Skip("a slow fault: make faults (SCS_KAAS_E2E_FAULTS=all) runs it")
 			}
-			seen := observeClaims(ctx, names)
 			start := time.Now()
-			c.fault(t)
-			// What a kubelet would restart: Crossplane exits, by design, when its API
-			// server stays away too long.
-			restarted, err := env.RestartExited()
-			if err != nil {
-				t.Fatal(err)
-			}
-			allReady(t, "after "+c.name)
+			restarted, shown := sufferFault(ctx, t, names, c.name, c.fault)
 			ready := time.Since(start)
-			shown := seen.stop()
 			reconciles(t)
-			allReady(t, "after "+c.name+" and an update")
+			allReady(ctx, t, names, "after "+c.name+" and an update")
 			t.Logf("FAULT %s: all claims Ready %.1fs and reconciling an update %.1fs after the fault began; deletions %d, replacements %d; restarted as a kubelet would: %v; the claims showed: %s",
 				c.name, ready.Seconds(), time.Since(start).Seconds(), w.deletions(), w.replacements(), restarted, shown)
 			if d, r := w.deletions(), w.replacements(); d+r > 0 {
@@ -230,6 +205,30 @@ func TestFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// allReady waits until every claim of names is Ready.
+func allReady(ctx context.Context, t *testing.T, names []string, what string) {
+	t.Helper()
+	for _, n := range names {
+		waitClaim(ctx, t, faultDeadline, n, what+": Ready", hasCondition("Ready", "True", ""))
+	}
+}
+
+// sufferFault runs fault while it records what the claims show, restarts what exited as a
+// kubelet would (Crossplane exits, by design, when its API server stays away too long), and
+// waits until every claim is Ready again. It returns what was restarted and what the claims
+// showed.
+func sufferFault(ctx context.Context, t *testing.T, names []string, name string, fault func(*testing.T)) ([]string, string) {
+	t.Helper()
+	seen := observeClaims(ctx, names)
+	fault(t)
+	restarted, err := env.RestartExited()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allReady(ctx, t, names, "after "+name)
+	return restarted, seen.stop()
 }
 
 // printerColumns are the printer columns of the installed XSCSCluster XRD.

@@ -91,13 +91,7 @@ func nothingTakenBack(t *testing.T) {
 		magnumReady(ctx, t, magnum)
 	}
 	names := []string{g, consumer.claim, m}
-	allReady := func(t *testing.T, what string) {
-		t.Helper()
-		for _, n := range names {
-			waitClaim(ctx, t, faultDeadline, n, what+": Ready", hasCondition("Ready", "True", ""))
-		}
-	}
-	allReady(t, "before the faults")
+	allReady(ctx, t, names, "before the faults")
 	secrets := []string{g + "-kubeconfig", consumer.secret, m + "-kubeconfig"}
 	for _, s := range secrets {
 		waitFor(ctx, t, deadline, "kubeconfig Secret "+s, func(ctx context.Context) (bool, error) {
@@ -213,16 +207,10 @@ func nothingTakenBack(t *testing.T) {
 	}
 	for _, f := range faults {
 		t.Run(f.name, func(t *testing.T) {
-			seen := observeClaims(ctx, names)
 			start := time.Now()
-			f.fault(t)
-			restarted, err := env.RestartExited()
-			if err != nil {
-				t.Fatal(err)
-			}
-			allReady(t, "after "+f.name)
+			restarted, shown := sufferFault(ctx, t, names, f.name, f.fault)
 			t.Logf("TAKEBACK %s (%s flavour): all claims Ready %.1fs after the fault began; kubeconfig data keys removed %d; native objects deleted %d, replaced %d; restarted as a kubelet would: %v; the claims showed: %s",
-				f.name, flavour, time.Since(start).Seconds(), removals.count(), natives.deletions(), natives.replacements(), restarted, seen.stop())
+				f.name, flavour, time.Since(start).Seconds(), removals.count(), natives.deletions(), natives.replacements(), restarted, shown)
 			if n := removals.count(); n > 0 {
 				t.Fatalf("kubeconfig Secrets lost data keys: %s", removals.report())
 			}
