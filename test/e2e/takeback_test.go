@@ -14,10 +14,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
@@ -405,15 +407,23 @@ func assertComposedKept(ctx context.Context, t *testing.T, claims []string, befo
 	}
 }
 
-// restoreEnvironmentConfig puts an EnvironmentConfig back as it was.
+// restoreEnvironmentConfig puts an EnvironmentConfig back as it was. It replaces the whole
+// data with an update: a server-side apply of the original would leave behind every field
+// an edit added (the edit's manager still owns it), and the next test would inherit them.
 func restoreEnvironmentConfig(ctx context.Context, t *testing.T, original *unstructured.Unstructured) {
 	t.Helper()
-	e := original.DeepCopy()
-	e.SetResourceVersion("")
-	e.SetUID("")
-	e.SetManagedFields(nil)
-	e.SetCreationTimestamp(metav1.Time{})
-	if err := cp.ApplyObjects(ctx, e); err != nil {
+	envs := cp.Dynamic.Resource(envGVR)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		current, err := envs.Get(ctx, original.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		current.Object["data"] = runtime.DeepCopyJSONValue(original.Object["data"])
+		current.SetLabels(original.GetLabels())
+		_, err = envs.Update(ctx, current, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
 		t.Errorf("restoring EnvironmentConfig %s: %v", original.GetName(), err)
 	}
 }
