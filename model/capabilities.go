@@ -102,6 +102,9 @@ type Capabilities struct {
 	Title string
 	// Fields declare each portable field.
 	Fields map[Field]Capability
+	// Changes declare, per portable field, what changing it does to a running cluster
+	// (Preview classifies an edit with them; docs/capabilities.md shows them).
+	Changes map[Field]ChangeEffect
 	// Status declares where each part of the normalised status comes from.
 	Status map[StatusField]string
 	// Composes names the composed resources of a cluster.
@@ -154,7 +157,7 @@ func (c Capabilities) Check() error {
 	if len(missing)+len(extra) > 0 {
 		return fmt.Errorf("capabilities: undeclared %v; declared by the model already %v", missing, extra)
 	}
-	return nil
+	return c.checkChanges()
 }
 
 // Warnings are the Warned fields the cluster sets: fields the backend cannot honour in any
@@ -236,6 +239,24 @@ func CapabilityTable(backends []Backend) string {
 		for _, be := range backends {
 			c, _ := be.Capabilities().Capability(f)
 			text := string(c.Level)
+			if c.Note != "" {
+				text += ": " + c.Note
+			}
+			b.WriteString(" " + cell(text) + " |")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n## Effect of a change\n\n" +
+		"What editing a field of a running cluster does on each backend (`kubectl scs diff` and the " +
+		"Terraform provider's plan say it per edit): _in place_ replaces no node, _rolls nodes_ " +
+		"replaces the pool's nodes one by one, _control plane rolls_ updates the control plane " +
+		"first, _refused_ is refused with the field named, _not honoured_ is accepted without effect.\n\n")
+	header("portable field")
+	for _, f := range Fields {
+		b.WriteString("| `" + string(f) + "` |")
+		for _, be := range backends {
+			c, _ := be.Capabilities().ChangeEffect(f)
+			text := string(c.Effect)
 			if c.Note != "" {
 				text += ": " + c.Note
 			}

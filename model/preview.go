@@ -1,0 +1,382 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+)
+
+// Preview says what applying an edit of a cluster's spec would do: the edits of portable
+// fields, each with the effect its backend declares for it, and the field-level
+// differences of every native object, from the same translation that renders.
+type Preview struct {
+	// Backend is the backend that runs the cluster.
+	Backend kaasv1alpha1.BackendType `json:"backend"`
+
+	// Refused is set when the function would refuse the edit; then Objects is empty.
+	Refused *Refusal `json:"refused,omitempty"`
+
+	// Edits are the changed portable fields, in the order of the spec.
+	Edits []Edit `json:"edits,omitempty"`
+
+	// Objects are the native objects that change, in the order of the rendering.
+	Objects []ObjectDiff `json:"objects,omitempty"`
+}
+
+// Refusal is what the function would say when refusing an edit.
+type Refusal struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// Edit is one changed portable field.
+type Edit struct {
+	// Field is the row of the capability table the path belongs to.
+	Field Field `json:"field"`
+	// Path is the field's path in the spec; node pools are named, not numbered.
+	Path string `json:"path"`
+	// Pool names the node pool the edit belongs to, if any.
+	Pool string `json:"pool,omitempty"`
+	// From and To are the values before and after, as JSON; empty when unset.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Effect and Note are the backend's declaration for the field.
+	Effect Effect `json:"effect"`
+	Note   string `json:"note,omitempty"`
+	// Nodes is how many nodes of the pool run now, where the observed state says it.
+	Nodes *int32 `json:"nodes,omitempty"`
+	// NoNativeChange is true when no native object changes at all: the edit only changes
+	// the SCSCluster.
+	NoNativeChange bool `json:"noNativeChange,omitempty"`
+}
+
+// Summary is the edit in one line that a person reads first.
+func (e Edit) Summary() string {
+	change := e.Path + " " + orUnset(e.From) + " -> " + orUnset(e.To)
+	switch {
+	case e.Field == FieldPoolName && e.From == "":
+		change = "pool " + e.Pool + " added"
+	case e.Field == FieldPoolName && e.To == "":
+		change = "pool " + e.Pool + " removed"
+	}
+	nodes := "the nodes"
+	if e.Nodes != nil {
+		nodes = strconv.Itoa(int(*e.Nodes)) + " nodes"
+	}
+	switch {
+	case e.NoNativeChange:
+		return "no change in the backend: " + change
+	case e.Field == FieldPoolName && e.To == "":
+		return "deletes " + nodes + " of pool " + e.Pool + ": pool removed"
+	case e.Field == FieldPoolName && e.From == "":
+		return "in place: " + change
+	case e.Effect == EffectRollsNodes:
+		return "rolls " + nodes + " of pool " + e.Pool + ": " + change
+	case e.Effect == EffectRollsControlPlane:
+		return "control plane rolls: " + change + " (" + e.Note + ")"
+	case e.Effect == EffectNotHonoured:
+		return "not honoured: " + change + " (" + e.Note + ")"
+	}
+	return string(e.Effect) + ": " + change
+}
+
+func orUnset(v string) string {
+	if v == "" {
+		return "(unset)"
+	}
+	return v
+}
+
+// ObjectDiff is how one native object changes.
+type ObjectDiff struct {
+	// Resource is the composed resource's name.
+	Resource string `json:"resource"`
+	// Kind and Name are the native object's, inside a provider-kubernetes Object.
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Action is create, update or delete.
+	Action string `json:"action"`
+	// Fields are the changed leaves, by path.
+	Fields []FieldDiff `json:"fields,omitempty"`
+	// Before and After are the native objects as rendered; nil when absent.
+	Before *unstructured.Unstructured `json:"-"`
+	After  *unstructured.Unstructured `json:"-"`
+}
+
+// FieldDiff is one changed leaf of a native object.
+type FieldDiff struct {
+	Path string `json:"path"`
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+}
+
+// Actions of an ObjectDiff.
+const (
+	ActionCreate = "create"
+	ActionUpdate = "update"
+	ActionDelete = "delete"
+)
+
+// Changes reports whether applying the edit would change anything: a refusal counts as
+// no change.
+func (p *Preview) Changes() bool { return p.Refused == nil && (len(p.Objects) > 0 || len(p.Edits) > 0) }
+
+// PreviewEdit compares what the model renders for a cluster now (current) and for the edit
+// of its spec (edited, or the refusal editErr): both come from Reconcile with the same
+// observed state, so the preview is what the function would do.
+func PreviewEdit(current, edited *Output, editErr error) *Preview {
+	p := &Preview{Backend: current.Backend.Type()}
+	if editErr != nil {
+		p.Refused = &Refusal{Reason: ReasonOf(editErr), Message: editErr.Error()}
+		return p
+	}
+	p.Objects = diffRenderings(current.Rendering.Resources, edited.Rendering.Resources)
+	caps := current.Backend.Capabilities()
+	nodes := map[string]*int32{}
+	for _, np := range current.Status.NodePools {
+		nodes[np.Name] = np.Replicas
+	}
+	for _, d := range diffLeaves(flatten(specMap(&current.Spec)), flatten(specMap(&edited.Spec))) {
+		f, pool := fieldOfSpecPath(d.Path, current.Spec.Kubernetes.Version, edited.Spec.Kubernetes.Version)
+		effect, _ := caps.ChangeEffect(f)
+		p.Edits = append(p.Edits, Edit{Field: f, Path: "spec." + d.Path, Pool: pool, From: d.From, To: d.To,
+			Effect: effect.Effect, Note: effect.Note, Nodes: nodes[pool], NoNativeChange: len(p.Objects) == 0})
+	}
+	return p
+}
+
+// specMap is a spec as plain JSON values, the form native objects are compared in.
+func specMap(spec *kaasv1alpha1.ClusterSpec) map[string]any {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(spec)
+	if err != nil {
+		// A typed spec always converts; a failure is a bug of the API types.
+		panic(fmt.Sprintf("cannot convert a cluster spec: %v", err))
+	}
+	return m
+}
+
+// fieldOfSpecPath maps a changed leaf of the spec to its row of the capability table and
+// its pool. A version change is a minor change when the minors differ.
+func fieldOfSpecPath(path, fromVersion, toVersion string) (Field, string) {
+	pool := ""
+	rest := path
+	if strings.HasPrefix(path, "nodePools[") {
+		end := strings.Index(path, "]")
+		pool = path[len("nodePools["):end]
+		rest = strings.TrimPrefix(path[end+1:], ".")
+		head, _, _ := strings.Cut(rest, ".")
+		head, _, _ = strings.Cut(head, "[")
+		switch head {
+		case "":
+			return FieldPoolName, pool
+		case "machineType":
+			return FieldPoolMachineType, pool
+		case "count":
+			return FieldPoolCount, pool
+		case "autoscaling":
+			return FieldPoolAutoscaling, pool
+		case "zones":
+			return FieldPoolZones, pool
+		case "labels":
+			return FieldPoolLabels, pool
+		case "taints":
+			return FieldPoolTaints, pool
+		case "rootDiskGiB":
+			return FieldPoolRootDisk, pool
+		case "maxSurge", "maxUnavailable":
+			return FieldPoolRollout, pool
+		}
+		return FieldPoolName, pool
+	}
+	switch {
+	case path == "environment":
+		return FieldEnvironment, ""
+	case path == "purpose":
+		return FieldPurpose, ""
+	case path == "kubernetes.version":
+		from, errFrom := ParseVersion(fromVersion)
+		to, errTo := ParseVersion(toVersion)
+		if errFrom == nil && errTo == nil && from.Major == to.Major && from.Minor == to.Minor {
+			return FieldVersionPatch, ""
+		}
+		return FieldVersionMinor, ""
+	case strings.HasPrefix(path, "controlPlane"):
+		return FieldHighAvailability, ""
+	case path == "network.nodeCIDR":
+		return FieldNodeCIDR, ""
+	case path == "network.cni":
+		return FieldCNI, ""
+	case strings.HasPrefix(path, "network"):
+		return FieldPodServiceCIDR, ""
+	case strings.HasPrefix(path, "maintenance.window"):
+		return FieldMaintenanceWindow, ""
+	case strings.HasPrefix(path, "maintenance.autoUpdate.kubernetesPatch"):
+		return FieldAutoUpdatePatch, ""
+	case strings.HasPrefix(path, "maintenance"):
+		return FieldAutoUpdateImage, ""
+	case strings.HasPrefix(path, "hibernation"):
+		return FieldHibernation, ""
+	}
+	return FieldDeletionProtection, ""
+}
+
+// diffRenderings compares two renderings by resource name.
+func diffRenderings(before, after []Resource) []ObjectDiff {
+	old := map[string]*unstructured.Unstructured{}
+	for _, r := range before {
+		old[r.Name] = r.Object
+	}
+	var out []ObjectDiff
+	seen := map[string]bool{}
+	for _, r := range after {
+		seen[r.Name] = true
+		b, a := native(old[r.Name]), native(r.Object)
+		d := ObjectDiff{Resource: r.Name, Kind: a.GetKind(), Name: a.GetName(), Before: b, After: a}
+		if b == nil {
+			d.Action = ActionCreate
+			out = append(out, d)
+			continue
+		}
+		d.Fields = diffLeaves(flatten(b.Object), flatten(a.Object))
+		if len(d.Fields) > 0 {
+			d.Action = ActionUpdate
+			out = append(out, d)
+		}
+	}
+	for _, r := range before {
+		if !seen[r.Name] {
+			b := native(r.Object)
+			out = append(out, ObjectDiff{Resource: r.Name, Kind: b.GetKind(), Name: b.GetName(), Action: ActionDelete, Before: b})
+		}
+	}
+	return out
+}
+
+// native is the object a user knows: the manifest inside a provider-kubernetes Object.
+func native(o *unstructured.Unstructured) *unstructured.Unstructured {
+	if o == nil {
+		return nil
+	}
+	if m, ok, _ := unstructured.NestedMap(o.Object, "spec", "forProvider", "manifest"); ok {
+		return &unstructured.Unstructured{Object: m}
+	}
+	return o
+}
+
+// flatten lists the leaves of a JSON value by path. Lists of objects with a name are keyed
+// by the name, so that a pool's fields keep their path when another pool is added.
+func flatten(v map[string]any) map[string]string {
+	out := map[string]string{}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if len(x) == 0 {
+				return
+			}
+			for k, e := range x {
+				walk(join(path, k), e)
+			}
+		case []any:
+			if named(x) {
+				for _, e := range x {
+					m := e.(map[string]any)
+					name := fmt.Sprint(m["name"])
+					inner := maps.Clone(m)
+					delete(inner, "name")
+					p := path + "[" + name + "]"
+					if len(inner) == 0 {
+						out[p] = strconv.Quote(name)
+					}
+					for k, e := range inner {
+						walk(join(p, k), e)
+					}
+					if len(inner) > 0 {
+						// The element exists even when all its other leaves are empty.
+						out[p] = "{}"
+					}
+				}
+				return
+			}
+			raw, _ := json.Marshal(x)
+			out[path] = string(raw)
+		case nil:
+		default:
+			raw, _ := json.Marshal(x)
+			out[path] = string(raw)
+		}
+	}
+	for k, e := range v {
+		walk(k, e)
+	}
+	return out
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func named(list []any) bool {
+	if len(list) == 0 {
+		return false
+	}
+	for _, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return false
+		}
+		if _, ok := m["name"].(string); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// diffLeaves lists the leaves that differ, by path. An element that appears or goes away
+// is one difference at its own path, not one per leaf.
+func diffLeaves(before, after map[string]string) []FieldDiff {
+	var out []FieldDiff
+	paths := slices.Sorted(maps.Keys(before))
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	var gone []string
+	for _, p := range paths {
+		b, inBefore := before[p]
+		a, inAfter := after[p]
+		if b == a {
+			continue
+		}
+		if slices.ContainsFunc(gone, func(g string) bool { return strings.HasPrefix(p, g+".") || strings.HasPrefix(p, g+"[") }) {
+			continue
+		}
+		if (inBefore && b == "{}" && !inAfter) || (inAfter && a == "{}" && !inBefore) {
+			gone = append(gone, p)
+			out = append(out, FieldDiff{Path: p, From: elementValue(b, inBefore), To: elementValue(a, inAfter)})
+			continue
+		}
+		out = append(out, FieldDiff{Path: p, From: b, To: a})
+	}
+	return out
+}
+
+func elementValue(v string, present bool) string {
+	if !present {
+		return ""
+	}
+	return v
+}
