@@ -92,6 +92,9 @@ type Capability struct {
 	// Note says how: the native field, the condition under which another level applies.
 	// For Warned it is also the warning a cluster that sets the field gets.
 	Note string
+	// Change is what changing the field does to a running cluster: PreviewEdit classifies
+	// an edit with it, and docs/capabilities.md shows it.
+	Change ChangeEffect
 }
 
 // Capabilities are a backend's declaration of what it honours and reports. They are the
@@ -102,9 +105,6 @@ type Capabilities struct {
 	Title string
 	// Fields declare each portable field.
 	Fields map[Field]Capability
-	// Changes declare, per portable field, what changing it does to a running cluster
-	// (Preview classifies an edit with them; docs/capabilities.md shows them).
-	Changes map[Field]ChangeEffect
 	// Status declares where each part of the normalised status comes from.
 	Status map[StatusField]string
 	// Composes names the composed resources of a cluster.
@@ -119,9 +119,11 @@ type Capabilities struct {
 
 // commonCapabilities are the fields the model layer treats the same for every backend.
 var commonCapabilities = map[Field]Capability{
-	FieldEnvironment: {Honoured, "selects the EnvironmentConfig; immutable"},
+	FieldEnvironment: {Honoured, "selects the EnvironmentConfig; immutable",
+		ChangeEffect{EffectRefused, "spec.environment is immutable: another environment is another cluster"}},
 	FieldUpgradeRules: {Refused, "otherwise, at the API server and against the running version; " +
-		"returning from a refused minor to the running one is allowed"},
+		"returning from a refused minor to the running one is allowed",
+		ChangeEffect{EffectRefused, "a downgrade, or more than one minor at a time, is refused against the running version"}},
 }
 
 // Capability returns what the backend does with a field, common ones included.
@@ -255,10 +257,10 @@ func CapabilityTable(backends []Backend) string {
 	for _, f := range Fields {
 		b.WriteString("| `" + string(f) + "` |")
 		for _, be := range backends {
-			c, _ := be.Capabilities().ChangeEffect(f)
-			text := string(c.Effect)
-			if c.Note != "" {
-				text += ": " + c.Note
+			c, _ := be.Capabilities().Capability(f)
+			text := string(c.Change.Effect)
+			if c.Change.Note != "" {
+				text += ": " + c.Change.Note
 			}
 			b.WriteString(" " + cell(text) + " |")
 		}

@@ -33,39 +33,17 @@ type ChangeEffect struct {
 	Note string
 }
 
-// commonChanges are the effects the model itself decides for every backend.
-var commonChanges = map[Field]ChangeEffect{
-	FieldEnvironment:  {EffectRefused, "spec.environment is immutable: another environment is another cluster"},
-	FieldUpgradeRules: {EffectRefused, "a downgrade, or more than one minor at a time, is refused against the running version"},
-}
-
-// ChangeEffect returns what a change of the field does on the backend, common ones included.
-func (c Capabilities) ChangeEffect(f Field) (ChangeEffect, bool) {
-	if x, ok := commonChanges[f]; ok {
-		return x, true
-	}
-	x, ok := c.Changes[f]
-	return x, ok
-}
-
-// checkChanges reports fields whose change effect a backend forgot to declare, declared
-// with an effect that does not exist, or declared twice with the model.
+// checkChanges reports fields whose change effect a backend forgot to declare or declared
+// with an effect that does not exist.
 func (c Capabilities) checkChanges() error {
-	var missing, extra, unknown []string
+	var missing []string
 	for _, f := range Fields {
-		_, common := commonChanges[f]
-		x, declared := c.Changes[f]
-		switch {
-		case common && declared:
-			extra = append(extra, string(f))
-		case !common && !declared:
-			missing = append(missing, string(f))
-		case declared && !validEffect(x.Effect):
-			unknown = append(unknown, fmt.Sprintf("%s: %q", f, x.Effect))
+		if x, _ := c.Capability(f); !validEffect(x.Change.Effect) {
+			missing = append(missing, fmt.Sprintf("%s (%q)", f, x.Change.Effect))
 		}
 	}
-	if len(missing)+len(extra)+len(unknown) > 0 {
-		return fmt.Errorf("change effects: undeclared %v; declared by the model already %v; unknown effects %v", missing, extra, unknown)
+	if len(missing) > 0 {
+		return fmt.Errorf("capabilities: no known effect of a change declared for %v", missing)
 	}
 	return nil
 }

@@ -42,7 +42,8 @@
 //
 //   - Type: its kaasv1alpha1.BackendType;
 //   - ValidateEnvironment: checks its section of the environment contract;
-//   - Capabilities: what it does with every portable field (Capabilities.Check says what is
+//   - Capabilities: what it does with every portable field and what changing it does to a
+//     running cluster (PreviewEdit classifies edits with it; Capabilities.Check says what is
 //     missing); docs/capabilities.md and the warnings for fields it never honours come
 //     from them;
 //   - NameLength and Requirements: how long its cluster names may be, and what else it must

@@ -60,7 +60,7 @@ type Edit struct {
 
 // Summary is the edit in one line that a person reads first.
 func (e Edit) Summary() string {
-	change := e.Path + " " + orUnset(e.From) + " -> " + orUnset(e.To)
+	change := e.Path + " " + shown(e.From) + " -> " + shown(e.To)
 	switch {
 	case e.Field == FieldPoolName && e.From == "":
 		change = "pool " + e.Pool + " added"
@@ -88,9 +88,13 @@ func (e Edit) Summary() string {
 	return string(e.Effect) + ": " + change
 }
 
-func orUnset(v string) string {
+// shown is a JSON value as a person reads it: a string without its quotes.
+func shown(v string) string {
 	if v == "" {
 		return "(unset)"
+	}
+	if s, err := strconv.Unquote(v); err == nil && strings.HasPrefix(v, `"`) {
+		return s
 	}
 	return v
 }
@@ -146,9 +150,9 @@ func PreviewEdit(current, edited *Output, editErr error) *Preview {
 	}
 	for _, d := range diffLeaves(flatten(specMap(&current.Spec)), flatten(specMap(&edited.Spec))) {
 		f, pool := fieldOfSpecPath(d.Path, current.Spec.Kubernetes.Version, edited.Spec.Kubernetes.Version)
-		effect, _ := caps.ChangeEffect(f)
+		c, _ := caps.Capability(f)
 		p.Edits = append(p.Edits, Edit{Field: f, Path: "spec." + d.Path, Pool: pool, From: d.From, To: d.To,
-			Effect: effect.Effect, Note: effect.Note, Nodes: nodes[pool], NoNativeChange: len(p.Objects) == 0})
+			Effect: c.Change.Effect, Note: c.Change.Note, Nodes: nodes[pool], NoNativeChange: len(p.Objects) == 0})
 	}
 	return p
 }
@@ -166,12 +170,10 @@ func specMap(spec *kaasv1alpha1.ClusterSpec) map[string]any {
 // fieldOfSpecPath maps a changed leaf of the spec to its row of the capability table and
 // its pool. A version change is a minor change when the minors differ.
 func fieldOfSpecPath(path, fromVersion, toVersion string) (Field, string) {
-	pool := ""
-	rest := path
 	if strings.HasPrefix(path, "nodePools[") {
 		end := strings.Index(path, "]")
-		pool = path[len("nodePools["):end]
-		rest = strings.TrimPrefix(path[end+1:], ".")
+		pool := path[len("nodePools["):end]
+		rest := strings.TrimPrefix(path[end+1:], ".")
 		head, _, _ := strings.Cut(rest, ".")
 		head, _, _ = strings.Cut(head, "[")
 		switch head {

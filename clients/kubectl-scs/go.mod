@@ -7,6 +7,7 @@ go 1.26.0
 require (
 	github.com/SovereignCloudStack/scs-kaas v0.0.0
 	github.com/google/go-cmp v0.7.0
+	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
 	k8s.io/apimachinery v0.36.3

@@ -51,14 +51,31 @@ func (e *usageError) Error() string { return e.msg }
 
 func usage(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
+// differsError says that kubectl scs diff found changes: exit 1, as kubectl diff, with
+// nothing to print.
+type differsError struct{}
+
+func (differsError) Error() string { return "the edit changes the cluster" }
+
+// diffFailedError is a failure of kubectl scs diff: exit 2, since 1 says "changes" there.
+type diffFailedError struct{ error }
+
+func (e diffFailedError) Unwrap() error { return e.error }
+
 // exitCode maps an error to the process's exit code.
 func exitCode(err error) int {
 	var r *refusedError
 	var n *notReadyError
 	var u *usageError
+	var d differsError
+	var f diffFailedError
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &d):
+		return ExitError
+	case errors.As(err, &f):
+		return ExitUsage
 	case errors.As(err, &r):
 		return ExitRefused
 	case errors.As(err, &n):

@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -55,7 +56,8 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	cmd.SetOut(a.IO.Out)
 	cmd.SetErr(a.IO.ErrOut)
 	err := cmd.ExecuteContext(ctx)
-	if err != nil {
+	var differs differsError
+	if err != nil && !errors.As(err, &differs) {
 		fmt.Fprintf(a.IO.ErrOut, "error: %v\n", err)
 	}
 	return exitCode(err)
@@ -85,6 +87,7 @@ Exit codes: 0 ok, 1 error, 2 wrong command line, 3 refused by a rule of the API,
 
 	root.AddCommand(
 		a.newRenderCommand(flags),
+		a.newDiffCommand(flags),
 		a.newCreateCommand(flags),
 		a.newApplyCommand(flags),
 		a.newGetCommand(flags),

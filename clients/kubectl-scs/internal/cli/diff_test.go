@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestDiffOffline previews edits of a Ready Gardener cluster from files, as a CI pipeline
+// does: what each edit does, the native object's unified diff, and kubectl diff's exit codes.
+func TestDiffOffline(t *testing.T) {
+	dir := repo + "/examples/render/gardener"
+	xr, err := os.ReadFile(dir + "/xr.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := func(t *testing.T, pairs ...string) string {
+		path := filepath.Join(t.TempDir(), "edited.yaml")
+		if err := os.WriteFile(path, []byte(strings.NewReplacer(pairs...).Replace(string(xr))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	offline := func(file string, more ...string) []string {
+		return append([]string{"diff", "-f", file, "--offline", "--environment", repo + "/examples/environments",
+			"--observed", dir + "/xr.yaml", "--observed", dir + "/observed-ready.yaml", "--required", dir + "/required-ready"}, more...)
+	}
+	const note = "Note: namespace team1 was not given (--required): rendered as if it had no labels but kubernetes.io/metadata.name, which matters to environments that admit namespaces by label\n"
+	for _, tc := range []struct {
+		name string
+		args func(t *testing.T) []string
+		// summary is what stdout says before the first native object's diff.
+		summary string
+		// diff are lines the unified diffs must hold.
+		diff   []string
+		stderr string
+		code   int
+	}{
+		{
+			name:    "nothing edited: nothing changes",
+			args:    func(t *testing.T) []string { return offline(edited(t)) },
+			summary: "XSCSCluster shop-x7k2p on gardener: nothing changes\n",
+			stderr:  note,
+			code:    ExitOK,
+		},
+		{
+			name: "a machine type and an autoscaling maximum",
+			args: func(t *testing.T) []string {
+				return offline(edited(t, "machineType: SCS-4V-8", "machineType: SCS-8V-32", "max: 9}", "max: 12}"))
+			},
+			summary: "XSCSCluster shop-x7k2p on gardener:\n" +
+				"  in place: spec.nodePools[general].autoscaling.max 9 -> 12\n" +
+				"  rolls the nodes of pool system: spec.nodePools[system].machineType SCS-4V-8 -> SCS-8V-32\n",
+			diff:   []string{"--- Shoot shop-6bru6k (now)", "+++ Shoot shop-6bru6k (edited)", "-        type: SCS-4V-8", "+        type: SCS-8V-32", "-      maximum: 9", "+      maximum: 12"},
+			stderr: note,
+			code:   ExitError,
+		},
+		{
+			name: "a minor upgrade rolls the control plane",
+			args: func(t *testing.T) []string { return offline(edited(t, `version: "1.34"`, `version: "1.35"`)) },
+			summary: "XSCSCluster shop-x7k2p on gardener:\n" +
+				"  control plane rolls: spec.kubernetes.version 1.34 -> 1.35 (Gardener updates the control plane, then rolls the nodes of every pool to the new minor)\n",
+			diff:   []string{"-    version: 1.34.5", "+    version: \"1.35\""},
+			stderr: note,
+			code:   ExitError,
+		},
+		{
+			name: "a change of zones is refused with the function's message",
+			args: func(t *testing.T) []string {
+				return offline(edited(t, "  - name: system\n", "  - name: system\n    zones: [az1]\n"))
+			},
+			summary: "XSCSCluster shop-x7k2p on gardener: refused: XSCSCluster \"shop-x7k2p\" is invalid (1 problem): spec.nodePools[0].zones: Forbidden: the zones of an existing node pool cannot change",
+			stderr:  note + "error: refused (InvalidSpec): ",
+			code:    ExitRefused,
+		},
+		{
+			name: "offline without the cluster as it is",
+			args: func(t *testing.T) []string {
+				return []string{"diff", "-f", edited(t), "--offline", "--environment", repo + "/examples/environments"}
+			},
+			stderr: "error: --observed has no SCSCluster \"shop-x7k2p\" as it is: add it (kubectl get scscluster shop-x7k2p -o yaml)\n",
+			code:   ExitUsage,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, flavourUnknown)
+			stdout, stderr, code := h.run("", tc.args(t)...)
+			summary, diffs, _ := strings.Cut(stdout, "\n\n")
+			if tc.diff == nil {
+				summary = stdout
+			} else {
+				summary += "\n"
+			}
+			if tc.code == ExitRefused {
+				summary = summary[:min(len(summary), len(tc.summary))]
+				stderr = stderr[:min(len(stderr), len(tc.stderr))]
+				if !strings.Contains(stdout, "spec.nodePools[0].zones") {
+					t.Errorf("the refusal does not name spec.nodePools[0].zones: %s", stdout)
+				}
+			}
+			if d := cmp.Diff(tc.summary, summary); d != "" {
+				t.Errorf("summary (-want +got):\n%s", d)
+			}
+			for _, line := range tc.diff {
+				if !strings.Contains(diffs, line+"\n") {
+					t.Errorf("the diffs lack the line %q:\n%s", line, diffs)
+				}
+			}
+			if d := cmp.Diff(tc.stderr, stderr); d != "" {
+				t.Errorf("stderr (-want +got):\n%s", d)
+			}
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d", code, tc.code)
+			}
+			if n := len(h.dyn.Actions()); n != 0 {
+				t.Errorf("diff --offline sent %d requests to the API server, want none", n)
+			}
+		})
+	}
+}
+
+// TestDiffJSON: -o json carries each edit's effect and the native field paths for tools.
+func TestDiffJSON(t *testing.T) {
+	dir := repo + "/examples/render/gardener"
+	xr, err := os.ReadFile(dir + "/xr.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "edited.yaml")
+	if err := os.WriteFile(path, []byte(strings.Replace(string(xr), "count: 3", "count: 4", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, flavourUnknown)
+	stdout, _, code := h.run("", "diff", "-f", path, "--offline", "--environment", repo+"/examples/environments",
+		"--observed", dir+"/xr.yaml,"+dir+"/observed-ready.yaml", "--required", dir+"/required-ready", "-o", "json")
+	if code != ExitError {
+		t.Errorf("exit code %d, want %d (changes)", code, ExitError)
+	}
+	var got struct {
+		Changes bool `json:"changes"`
+		Edits   []struct {
+			Path, Effect, Summary string
+		} `json:"edits"`
+		Objects []struct {
+			Kind, Action string
+			Fields       []struct{ Path, From, To string }
+		} `json:"objects"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	want := []struct{ Path, Effect, Summary string }{{
+		Path: "spec.nodePools[system].count", Effect: "in place",
+		Summary: "in place: spec.nodePools[system].count 3 -> 4",
+	}}
+	if d := cmp.Diff(want, got.Edits); d != "" || !got.Changes {
+		t.Errorf("edits (-want +got):\n%s", d)
+	}
+	if len(got.Objects) != 1 || got.Objects[0].Kind != "Shoot" || got.Objects[0].Action != "update" {
+		t.Fatalf("objects: %+v", got.Objects)
+	}
+	var paths []string
+	for _, f := range got.Objects[0].Fields {
+		paths = append(paths, f.Path+" "+f.From+" -> "+f.To)
+	}
+	if d := cmp.Diff([]string{"spec.provider.workers[system].maximum 3 -> 4", "spec.provider.workers[system].minimum 3 -> 4"}, paths); d != "" {
+		t.Errorf("native fields (-want +got):\n%s", d)
+	}
+}
+
+// TestDiffLive previews an edit of a legacy claim against the control plane: it reads the
+// claim, its composite (whose status the function sees), the composed resources the
+// composite lists and the environments, and previews the same as offline.
+func TestDiffLive(t *testing.T) {
+	dir := repo + "/examples/render/gardener"
+	read := func(path string) []*unstructured.Unstructured {
+		objs, err := readManifests(nil, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objs
+	}
+	xr := read(dir + "/xr.yaml")[0]
+	observed := read(dir + "/observed-ready.yaml")
+	var refs []any
+	for _, o := range observed {
+		refs = append(refs, map[string]any{"apiVersion": o.GetAPIVersion(), "kind": o.GetKind(), "name": o.GetName()})
+	}
+	if err := unstructured.SetNestedSlice(xr.Object, refs, "spec", "resourceRefs"); err != nil {
+		t.Fatal(err)
+	}
+	claim := xr.DeepCopy()
+	claim.SetKind("SCSCluster")
+	claim.SetNamespace("team1")
+	claim.SetName("shop")
+	if err := unstructured.SetNestedField(claim.Object, map[string]any{"name": xr.GetName()}, "spec", "resourceRef"); err != nil {
+		t.Fatal(err)
+	}
+	delete(claim.Object, "status") // Crossplane copies only some of it; the composite's counts
+	objs := append([]*unstructured.Unstructured{claim, xr}, observed...)
+	objs = append(objs, read(repo+"/examples/environments")...)
+	h := newHarness(t, flavourLegacy, objs...)
+	h.disco.Resources = append(h.disco.Resources,
+		&metav1.APIResourceList{GroupVersion: "kubernetes.crossplane.io/v1alpha2", APIResources: []metav1.APIResource{{Name: "objects", Kind: "Object"}}},
+		&metav1.APIResourceList{GroupVersion: "gardener.kaas.scs.community/v1alpha1", APIResources: []metav1.APIResource{{Name: "adminkubeconfigs", Kind: "AdminKubeconfig"}}},
+		&metav1.APIResourceList{GroupVersion: "apiextensions.crossplane.io/v1beta1", APIResources: []metav1.APIResource{{Name: "environmentconfigs", Kind: "EnvironmentConfig"}}},
+		&metav1.APIResourceList{GroupVersion: "v1", APIResources: []metav1.APIResource{{Name: "namespaces", Kind: "Namespace"}, {Name: "secrets", Kind: "Secret", Namespaced: true}}},
+	)
+	edited := claim.DeepCopy()
+	pools, _, _ := unstructured.NestedSlice(edited.Object, "spec", "nodePools")
+	pools[0].(map[string]any)["machineType"] = "SCS-8V-32"
+	if err := unstructured.SetNestedSlice(edited.Object, pools, "spec", "nodePools"); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(edited.Object, "1.35", "spec", "kubernetes", "version"); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(edited.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := h.run(string(raw), "diff", "-f", "-")
+	summary, _, _ := strings.Cut(stdout, "\n\n")
+	want := "SCSCluster team1/shop on gardener:\n" +
+		"  control plane rolls: spec.kubernetes.version 1.34 -> 1.35 (Gardener updates the control plane, then rolls the nodes of every pool to the new minor)\n" +
+		"  rolls the nodes of pool system: spec.nodePools[system].machineType SCS-4V-8 -> SCS-8V-32"
+	if d := cmp.Diff(want, summary); d != "" {
+		t.Errorf("summary (-want +got):\n%s\nstderr: %s", d, stderr)
+	}
+	// The Shoot the composite has is updated under its name, from the patch it runs: the
+	// observed Shoot was read (rendered without it, the version would read "1.34").
+	for _, line := range []string{"\nShoot shop-6bru6k (gardener-shoot): update\n", "\n-    version: 1.34.5\n", "\n+    version: \"1.35\"\n"} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("the preview lacks %q:\n%s", line, stdout)
+		}
+	}
+	if code != ExitError {
+		t.Errorf("exit code %d, want %d (changes); stderr: %s", code, ExitError, stderr)
+	}
+}
