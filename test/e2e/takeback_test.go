@@ -12,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -407,14 +408,24 @@ func assertComposedKept(ctx context.Context, t *testing.T, claims []string, befo
 	}
 }
 
-// restoreEnvironmentConfig puts an EnvironmentConfig back as it was. It replaces the whole
-// data with an update: a server-side apply of the original would leave behind every field
-// an edit added (the edit's manager still owns it), and the next test would inherit them.
+// restoreEnvironmentConfig puts an EnvironmentConfig back as it was, creating it again when
+// a test removed it. It replaces the whole data with an update: a server-side apply of the
+// original would leave behind every field an edit added (the edit's manager still owns it),
+// and the next test would inherit them.
 func restoreEnvironmentConfig(ctx context.Context, t *testing.T, original *unstructured.Unstructured) {
 	t.Helper()
 	envs := cp.Dynamic.Resource(envGVR)
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		current, err := envs.Get(ctx, original.GetName(), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			e := original.DeepCopy()
+			e.SetResourceVersion("")
+			e.SetUID("")
+			e.SetManagedFields(nil)
+			e.SetCreationTimestamp(metav1.Time{})
+			_, err = envs.Create(ctx, e, metav1.CreateOptions{})
+			return err
+		}
 		if err != nil {
 			return err
 		}
