@@ -143,18 +143,31 @@ func PreviewEdit(current, edited *Output, editErr error) *Preview {
 		return p
 	}
 	p.Objects = diffRenderings(current.Rendering.Resources, edited.Rendering.Resources)
-	caps := current.Backend.Capabilities()
 	nodes := map[string]*int32{}
 	for _, np := range current.Status.NodePools {
 		nodes[np.Name] = np.Replicas
 	}
-	for _, d := range diffLeaves(flatten(specMap(&current.Spec)), flatten(specMap(&edited.Spec))) {
-		f, pool := fieldOfSpecPath(d.Path, current.Spec.Kubernetes.Version, edited.Spec.Kubernetes.Version)
-		c, _ := caps.Capability(f)
-		p.Edits = append(p.Edits, Edit{Field: f, Path: "spec." + d.Path, Pool: pool, From: d.From, To: d.To,
-			Effect: c.Change.Effect, Note: c.Change.Note, Nodes: nodes[pool], NoNativeChange: len(p.Objects) == 0})
+	p.Edits = Edits(current.Backend.Capabilities(), &current.Spec, &edited.Spec)
+	for i := range p.Edits {
+		p.Edits[i].Nodes = nodes[p.Edits[i].Pool]
+		p.Edits[i].NoNativeChange = len(p.Objects) == 0
 	}
 	return p
+}
+
+// Edits lists the portable fields that differ between two specs, each with the effect
+// the backend declares for a change of it. PreviewEdit gives it the defaulted specs it
+// rendered; a caller without the observed state (a Terraform plan) gives the specs as
+// written, where a field the environment defaulted reads as unset.
+func Edits(caps Capabilities, current, edited *kaasv1alpha1.ClusterSpec) []Edit {
+	var out []Edit
+	for _, d := range diffLeaves(flatten(specMap(current)), flatten(specMap(edited))) {
+		f, pool := fieldOfSpecPath(d.Path, current.Kubernetes.Version, edited.Kubernetes.Version)
+		c, _ := caps.Capability(f)
+		out = append(out, Edit{Field: f, Path: "spec." + d.Path, Pool: pool, From: d.From, To: d.To,
+			Effect: c.Change.Effect, Note: c.Change.Note})
+	}
+	return out
 }
 
 // specMap is a spec as plain JSON values, the form native objects are compared in.

@@ -105,7 +105,9 @@ func TestTerraform(t *testing.T) {
 	cfg.Version, cfg.Min, cfg.Max, cfg.Protect = "1.34", 2, 6, true
 	tofu.write(cfg)
 	out = tofu.must(ctx, "plan")
-	wantContains(t, "plan of the update", out, "scs_cluster.tf will be updated in-place", "Plan: 0 to add, 1 to change, 0 to destroy")
+	wantContains(t, "plan of the update", out, "scs_cluster.tf will be updated in-place", "Plan: 0 to add, 1 to change, 0 to destroy",
+		// What the edit does on the backend, as kubectl scs diff says it.
+		"Warning: Rolling change: control plane rolls: spec.kubernetes.version 1.33 -> 1.34")
 	start = time.Now()
 	tofu.must(ctx, "apply", "-auto-approve")
 	measure(t, "tofu apply (scale, upgrade, protect) -> Ready", start)
@@ -120,6 +122,14 @@ func TestTerraform(t *testing.T) {
 		t.Errorf("data.scs_cluster kubernetes.version = %q, want 1.34", got)
 	}
 	tofu.noChanges(ctx, "after the update")
+
+	// At plan, what an edit does on the backend: a new machine type rolls the pool's nodes.
+	cfg.MachineType = "SCS-8V-32"
+	tofu.write(cfg)
+	wantContains(t, "plan of a machine type", tofu.must(ctx, "plan"),
+		"Warning: Rolling change: rolls the nodes of pool default: spec.nodePools[default].machineType SCS-4V-8 -> SCS-8V-32")
+	cfg.MachineType = "SCS-4V-8"
+	tofu.write(cfg)
 
 	// Refused by the API server's CEL rule: at plan, by the provider's server-side dry run,
 	// and at apply when the dry run is off. Either way the diagnostic is at the attribute.

@@ -56,13 +56,13 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		}
 		return
 	}
-	if !r.c.dryRunOnPlan {
-		return
-	}
 	if req.State.Raw.IsNull() {
 		// A create. When the object exists already (a tainted one about to be replaced,
 		// or one this configuration does not own) the dry run would be an update of it;
 		// Create decides at apply time.
+		if !r.c.dryRunOnPlan {
+			return
+		}
 		if obj, err := r.c.get(ctx, ns.ValueString(), name.ValueString()); err != nil || obj != nil {
 			return
 		}
@@ -71,9 +71,18 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		if d.HasError() {
 			return
 		}
-		if priorSpec, err := specToJSON(prior); err == nil && reflect.DeepEqual(priorSpec, spec) {
+		priorSpec, err := specToJSON(prior)
+		if err == nil && reflect.DeepEqual(priorSpec, spec) {
 			return // nothing to apply
 		}
+		if err == nil {
+			var backend types.String
+			resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("status").AtName("backend_type"), &backend)...)
+			resp.Diagnostics.Append(planEffects(backend.ValueString(), priorSpec, spec)...)
+		}
+	}
+	if !r.c.dryRunOnPlan || resp.Diagnostics.HasError() {
+		return
 	}
 	_, err = r.c.apply(ctx, newCluster(ns.ValueString(), name.ValueString(), spec), true)
 	if err != nil && apierrors.IsInvalid(err) {
