@@ -275,6 +275,12 @@ func diffRenderings(before, after []Resource) []ObjectDiff {
 	return out
 }
 
+// FieldDiffs lists the leaves that differ between two objects, by path, as PreviewEdit
+// compares native objects: a test can hold what a backend did against what was previewed.
+func FieldDiffs(before, after map[string]any) []FieldDiff {
+	return diffLeaves(flatten(before), flatten(after))
+}
+
 // native is the object a user knows: the manifest inside a provider-kubernetes Object.
 func native(o *unstructured.Unstructured) *unstructured.Unstructured {
 	if o == nil {

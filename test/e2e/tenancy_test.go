@@ -196,9 +196,15 @@ func clusterStackReady(ctx context.Context, t *testing.T, native string) {
 	simulateClusterAPIReady(ctx, t, cp, clusterStackNamespace, native, "203.0.113.40", 6443)
 }
 
-// magnumReady writes what provider-openstack would for a healthy one-pool Magnum cluster:
-// its id, Ready and Synced, and the kubeconfig in the connection secret.
+// magnumReady writes what provider-openstack would for a healthy one-pool Magnum cluster
+// on 1.34: its id, Ready and Synced, and the kubeconfig in the connection secret.
 func magnumReady(ctx context.Context, t *testing.T, native string) {
+	t.Helper()
+	magnumReadyAt(ctx, t, native, "v1.34.3")
+}
+
+// magnumReadyAt is magnumReady for a cluster that runs coeVersion.
+func magnumReadyAt(ctx context.Context, t *testing.T, native, coeVersion string) {
 	t.Helper()
 	c, err := clusterV1s().Get(ctx, native+"-cluster", metav1.GetOptions{})
 	if err != nil {
@@ -206,7 +212,7 @@ func magnumReady(ctx context.Context, t *testing.T, native string) {
 	}
 	const api = "https://198.51.100.40:6443"
 	applyStatus(ctx, t, c, map[string]any{
-		"atProvider": map[string]any{"id": "0f0e0d0c-" + native[len(native)-6:], "apiAddress": api, "coeVersion": "v1.34.3", "masterCount": int64(1), "nodeCount": int64(2)},
+		"atProvider": map[string]any{"id": "0f0e0d0c-" + native[len(native)-6:], "apiAddress": api, "coeVersion": coeVersion, "masterCount": int64(1), "nodeCount": int64(2)},
 		"conditions": []any{simulatedCondition("Ready", "True", "Available", "", 0), simulatedCondition("Synced", "True", "ReconcileSuccess", "", 0)},
 	}, managerOpenStack)
 	secret := &corev1.Secret{

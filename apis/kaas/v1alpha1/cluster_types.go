@@ -58,7 +58,8 @@ type ClusterSpec struct {
 	ControlPlane ControlPlaneSpec `json:"controlPlane,omitempty"`
 
 	// NodePools are the groups of worker nodes, keyed by name. Renaming a pool replaces its
-	// nodes; every other change rolls them.
+	// nodes; what another change does depends on the backend (in place, rolling the pool's
+	// nodes, or refused): kubectl scs diff previews it.
 	//
 	// +listType=map
 	// +listMapKey=name
@@ -129,7 +130,7 @@ type ControlPlaneSpec struct {
 // NodePool is a group of worker nodes with the same machine type and settings.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.count) != has(self.autoscaling)",message="set exactly one of count (a fixed size) or autoscaling (min and max) on a node pool"
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.zones) || (has(self.zones) && self.zones == oldSelf.zones)",message="the zones of an existing node pool cannot change: removing a zone would delete its nodes; add a new pool for other zones and remove this one when it is empty",fieldPath=".zones",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.zones) || !has(self.zones) || self.zones == oldSelf.zones",message="the zones of an existing node pool cannot change: removing a zone would delete its nodes; add a new pool for other zones and remove this one when it is empty, or leave zones out to keep what the pool runs",fieldPath=".zones",reason=FieldValueForbidden
 type NodePool struct {
 	// Name identifies the pool: a DNS label of at most 15 characters, unique in the cluster.
 	//
@@ -160,7 +161,9 @@ type NodePool struct {
 
 	// Zones are the failure zones the pool's nodes spread over. Omitted: the environment's
 	// zones when the pool is created, kept for the pool's life (status.defaulted). Once
-	// the pool exists its zones cannot change: add a new pool for other zones.
+	// the pool exists its zones cannot change: add a new pool for other zones. Leaving
+	// them out is always admitted, so that a refused zone edit can be undone; the function
+	// then checks the zones it would default against what the pool runs.
 	//
 	// +optional
 	// +listType=set
