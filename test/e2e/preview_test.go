@@ -312,4 +312,3 @@ func specChanges(before, after *unstructured.Unstructured) []string {
 func deepCopyMap(m map[string]any) map[string]any {
 	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
 }
-
