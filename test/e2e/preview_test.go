@@ -19,13 +19,16 @@ import (
 
 // previewed is what kubectl scs diff -o json says of an edit.
 type previewed struct {
-	Changes bool           `json:"changes"`
-	Refused *model.Refusal `json:"refused"`
-	Edits   []struct {
-		Path   string       `json:"path"`
-		Effect model.Effect `json:"effect"`
-	} `json:"edits"`
+	Changes bool               `json:"changes"`
+	Refused *model.Refusal     `json:"refused"`
+	Edits   []previewedEdit    `json:"edits"`
 	Objects []model.ObjectDiff `json:"objects"`
+}
+
+// previewedEdit is one changed portable field of a preview.
+type previewedEdit struct {
+	Path   string       `json:"path"`
+	Effect model.Effect `json:"effect"`
 }
 
 // TestPreviewHoldsOnEveryBackend: on a Ready cluster of every backend, kubectl scs diff
@@ -151,12 +154,7 @@ func TestPreviewHoldsOnEveryBackend(t *testing.T) {
 					if p.Refused != nil {
 						t.Fatalf("refused: %s", p.Refused.Message)
 					}
-					if i := slices.IndexFunc(p.Edits, func(x struct {
-						Path   string       `json:"path"`
-						Effect model.Effect `json:"effect"`
-					}) bool {
-						return x.Effect == e.effect
-					}); i < 0 {
+					if !slices.ContainsFunc(p.Edits, func(x previewedEdit) bool { return x.Effect == e.effect }) {
 						t.Errorf("the preview gives no edit the effect %q: %+v", e.effect, p.Edits)
 					}
 					if e.effect == model.EffectNotHonoured {
