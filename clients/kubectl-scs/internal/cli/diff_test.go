@@ -174,9 +174,10 @@ func TestDiffJSON(t *testing.T) {
 	}
 }
 
-// TestDiffLive previews an edit of a legacy claim against the control plane: it reads the
-// claim, its composite (whose status the function sees), the composed resources the
-// composite lists and the environments, and previews the same as offline.
+// TestDiffLive previews an edit against the control plane in both flavours: it reads the
+// SCSCluster (for a legacy claim, the composite Crossplane made of it, whose status the
+// function sees), the composed resources it lists and the environments, and previews the
+// same as offline.
 func TestDiffLive(t *testing.T) {
 	dir := repo + "/examples/render/gardener"
 	read := func(path string) []*unstructured.Unstructured {
@@ -186,61 +187,97 @@ func TestDiffLive(t *testing.T) {
 		}
 		return objs
 	}
-	xr := read(dir + "/xr.yaml")[0]
-	observed := read(dir + "/observed-ready.yaml")
-	var refs []any
-	for _, o := range observed {
-		refs = append(refs, map[string]any{"apiVersion": o.GetAPIVersion(), "kind": o.GetKind(), "name": o.GetName()})
+	refsOf := func(objs []*unstructured.Unstructured) []any {
+		var refs []any
+		for _, o := range objs {
+			refs = append(refs, map[string]any{"apiVersion": o.GetAPIVersion(), "kind": o.GetKind(), "name": o.GetName()})
+		}
+		return refs
 	}
-	if err := unstructured.SetNestedSlice(xr.Object, refs, "spec", "resourceRefs"); err != nil {
-		t.Fatal(err)
-	}
-	claim := xr.DeepCopy()
-	claim.SetKind("SCSCluster")
-	claim.SetNamespace("team1")
-	claim.SetName("shop")
-	if err := unstructured.SetNestedField(claim.Object, map[string]any{"name": xr.GetName()}, "spec", "resourceRef"); err != nil {
-		t.Fatal(err)
-	}
-	delete(claim.Object, "status") // Crossplane copies only some of it; the composite's counts
-	objs := append([]*unstructured.Unstructured{claim, xr}, observed...)
-	objs = append(objs, read(repo+"/examples/environments")...)
-	h := newHarness(t, flavourLegacy, objs...)
-	h.disco.Resources = append(h.disco.Resources,
-		&metav1.APIResourceList{GroupVersion: "kubernetes.crossplane.io/v1alpha2", APIResources: []metav1.APIResource{{Name: "objects", Kind: "Object"}}},
-		&metav1.APIResourceList{GroupVersion: "gardener.kaas.scs.community/v1alpha1", APIResources: []metav1.APIResource{{Name: "adminkubeconfigs", Kind: "AdminKubeconfig"}}},
-		&metav1.APIResourceList{GroupVersion: "apiextensions.crossplane.io/v1beta1", APIResources: []metav1.APIResource{{Name: "environmentconfigs", Kind: "EnvironmentConfig"}}},
-		&metav1.APIResourceList{GroupVersion: "v1", APIResources: []metav1.APIResource{{Name: "namespaces", Kind: "Namespace"}, {Name: "secrets", Kind: "Secret", Namespaced: true}}},
-	)
-	edited := claim.DeepCopy()
-	pools, _, _ := unstructured.NestedSlice(edited.Object, "spec", "nodePools")
-	pools[0].(map[string]any)["machineType"] = "SCS-8V-32"
-	if err := unstructured.SetNestedSlice(edited.Object, pools, "spec", "nodePools"); err != nil {
-		t.Fatal(err)
-	}
-	if err := unstructured.SetNestedField(edited.Object, "1.35", "spec", "kubernetes", "version"); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := json.Marshal(edited.Object)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, stderr, code := h.run(string(raw), "diff", "-f", "-")
-	summary, _, _ := strings.Cut(stdout, "\n\n")
-	want := "SCSCluster team1/shop on gardener:\n" +
-		"  control plane rolls: spec.kubernetes.version 1.34 -> 1.35 (Gardener updates the control plane, then rolls the nodes of every pool to the new minor)\n" +
-		"  rolls the nodes of pool system: spec.nodePools[system].machineType SCS-4V-8 -> SCS-8V-32"
-	if d := cmp.Diff(want, summary); d != "" {
-		t.Errorf("summary (-want +got):\n%s\nstderr: %s", d, stderr)
-	}
-	// The Shoot the composite has is updated under its name, from the patch it runs: the
-	// observed Shoot was read (rendered without it, the version would read "1.34").
-	for _, line := range []string{"\nShoot shop-6bru6k (gardener-shoot): update\n", "\n-    version: 1.34.5\n", "\n+    version: \"1.35\"\n"} {
-		if !strings.Contains(stdout, line) {
-			t.Errorf("the preview lacks %q:\n%s", line, stdout)
+	// legacy: a claim bound to the example's composite, which lists the composed resources.
+	legacy := func(t *testing.T) (*unstructured.Unstructured, []*unstructured.Unstructured, []*metav1.APIResourceList) {
+		xr := read(dir + "/xr.yaml")[0]
+		observed := read(dir + "/observed-ready.yaml")
+		must(t, unstructured.SetNestedSlice(xr.Object, refsOf(observed), "spec", "resourceRefs"))
+		claim := xr.DeepCopy()
+		claim.SetKind("SCSCluster")
+		claim.SetNamespace("team1")
+		claim.SetName("shop")
+		must(t, unstructured.SetNestedField(claim.Object, map[string]any{"name": xr.GetName()}, "spec", "resourceRef"))
+		delete(claim.Object, "status") // the function sees the composite's
+		return claim, append([]*unstructured.Unstructured{xr}, observed...), []*metav1.APIResourceList{
+			{GroupVersion: "kubernetes.crossplane.io/v1alpha2", APIResources: []metav1.APIResource{{Name: "objects", Kind: "Object"}}},
+			{GroupVersion: "gardener.kaas.scs.community/v1alpha1", APIResources: []metav1.APIResource{{Name: "adminkubeconfigs", Kind: "AdminKubeconfig"}}},
 		}
 	}
-	if code != ExitError {
-		t.Errorf("exit code %d, want %d (changes); stderr: %s", code, ExitError, stderr)
+	// namespaced: the composite is the SCSCluster, its composed resources the v2 kinds in
+	// its namespace.
+	namespaced := func(t *testing.T) (*unstructured.Unstructured, []*unstructured.Unstructured, []*metav1.APIResourceList) {
+		cluster := read(dir + "/xr.yaml")[0]
+		cluster.SetKind("SCSCluster")
+		cluster.SetNamespace("team1")
+		cluster.SetName("shop")
+		cluster.SetLabels(nil)
+		must(t, unstructured.SetNestedField(cluster.Object, map[string]any{"name": "shop-kubeconfig"}, "spec", "writeConnectionSecretToRef"))
+		observed := read(dir + "/observed-ready.yaml")
+		for _, o := range observed {
+			o.SetAPIVersion(strings.Replace(strings.Replace(o.GetAPIVersion(), "kubernetes.crossplane.io/v1alpha2", "kubernetes.m.crossplane.io/v1alpha1", 1),
+				"gardener.kaas.scs.community", "gardener.m.kaas.scs.community", 1))
+			o.SetNamespace("team1")
+		}
+		must(t, unstructured.SetNestedSlice(cluster.Object, refsOf(observed), "spec", "crossplane", "resourceRefs"))
+		return cluster, observed, []*metav1.APIResourceList{
+			{GroupVersion: "kubernetes.m.crossplane.io/v1alpha1", APIResources: []metav1.APIResource{{Name: "objects", Kind: "Object", Namespaced: true}}},
+			{GroupVersion: "gardener.m.kaas.scs.community/v1alpha1", APIResources: []metav1.APIResource{{Name: "adminkubeconfigs", Kind: "AdminKubeconfig", Namespaced: true}}},
+		}
+	}
+	for _, tc := range []struct {
+		flavour flavour
+		objects func(t *testing.T) (*unstructured.Unstructured, []*unstructured.Unstructured, []*metav1.APIResourceList)
+	}{{flavourLegacy, legacy}, {flavourNamespaced, namespaced}} {
+		t.Run(string(tc.flavour), func(t *testing.T) {
+			cluster, composed, kinds := tc.objects(t)
+			objs := append([]*unstructured.Unstructured{cluster}, composed...)
+			h := newHarness(t, tc.flavour, append(objs, read(repo+"/examples/environments")...)...)
+			h.disco.Resources = append(append(h.disco.Resources, kinds...),
+				&metav1.APIResourceList{GroupVersion: "apiextensions.crossplane.io/v1beta1", APIResources: []metav1.APIResource{{Name: "environmentconfigs", Kind: "EnvironmentConfig"}}},
+				&metav1.APIResourceList{GroupVersion: "v1", APIResources: []metav1.APIResource{{Name: "namespaces", Kind: "Namespace"}, {Name: "secrets", Kind: "Secret", Namespaced: true}}},
+			)
+			edited := cluster.DeepCopy()
+			pools, _, _ := unstructured.NestedSlice(edited.Object, "spec", "nodePools")
+			pools[0].(map[string]any)["machineType"] = "SCS-8V-32"
+			must(t, unstructured.SetNestedSlice(edited.Object, pools, "spec", "nodePools"))
+			must(t, unstructured.SetNestedField(edited.Object, "1.35", "spec", "kubernetes", "version"))
+			delete(edited.Object, "status")
+			raw, err := json.Marshal(edited.Object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr, code := h.run(string(raw), "diff", "-f", "-")
+			summary, _, _ := strings.Cut(stdout, "\n\n")
+			want := "SCSCluster team1/shop on gardener:\n" +
+				"  control plane rolls: spec.kubernetes.version 1.34 -> 1.35 (Gardener updates the control plane, then rolls the nodes of every pool to the new minor)\n" +
+				"  rolls the nodes of pool system: spec.nodePools[system].machineType SCS-4V-8 -> SCS-8V-32"
+			if d := cmp.Diff(want, summary); d != "" {
+				t.Errorf("summary (-want +got):\n%s\nstderr: %s", d, stderr)
+			}
+			// The Shoot the cluster has is updated under its name, from the patch it runs:
+			// the observed Shoot was read (rendered without it, the version would read "1.34").
+			for _, line := range []string{"\nShoot shop-6bru6k (gardener-shoot): update\n", "\n-    version: 1.34.5\n", "\n+    version: \"1.35\"\n"} {
+				if !strings.Contains(stdout, line) {
+					t.Errorf("the preview lacks %q:\n%s", line, stdout)
+				}
+			}
+			if code != ExitError {
+				t.Errorf("exit code %d, want %d (changes); stderr: %s", code, ExitError, stderr)
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
