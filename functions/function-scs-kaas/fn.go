@@ -44,6 +44,7 @@ type Function struct {
 	log      logging.Logger
 	backends *model.Registry
 	options  model.Options
+	metrics  *metrics
 }
 
 // defaultConnectionSecretNamespace is where composed resources write connection secrets
@@ -56,6 +57,7 @@ func NewFunction(log logging.Logger) *Function {
 		log:      log,
 		backends: all.Registry(),
 		options:  model.Options{ConnectionSecretNamespace: defaultConnectionSecretNamespace},
+		metrics:  newMetrics(),
 	}
 }
 
@@ -66,6 +68,9 @@ func NewFunction(log logging.Logger) *Function {
 // A panic, a bug on some input nobody foresaw, ends the same way: without the recovery one
 // bad composite would crash the function for every tenant, over and over.
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (rsp *fnv1.RunFunctionResponse, err error) {
+	start := time.Now()
+	var backend string
+	var desired int
 	defer func() {
 		if p := recover(); p != nil {
 			name := req.GetObserved().GetComposite().GetResource().GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
@@ -75,16 +80,20 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			rsp, err = refuse(newResponse(req, ttlConverging), kaasv1alpha1.ReasonInternalError,
 				errors.New("the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it")), nil
 		}
+		f.metrics.observe(start, backend, rsp, desired)
 	}()
-	return f.runFunction(req), nil
+	rsp, backend, desired = f.runFunction(req)
+	return rsp, nil
 }
 
-func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
+// runFunction answers one request, and says for the metrics which backend the cluster is on
+// and how many resources it desired.
+func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, string, int) {
 	rsp := newResponse(req, ttlConverging)
 
 	in, err := decodeInput(req, f.options)
 	if err != nil {
-		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)
+		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err), "", 0
 	}
 	// Every log line names the composite; a logger WithValues would encode that name on
 	// every call, logged or not.
@@ -93,26 +102,30 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRe
 	out, err := f.backends.Reconcile(in)
 	if err != nil {
 		f.log.Info("Refusing to render", "xr", xr, "reason", model.ReasonOf(err), "error", err.Error())
-		return refuse(rsp, model.ReasonOf(err), err)
+		return refuse(rsp, model.ReasonOf(err), err), "", 0
 	}
 	// Crossplane fetches what the requirements select and calls again; until then the
 	// response carries no desired state of ours and Crossplane does not act on it.
 	rsp.Requirements = encodeRequirements(out.Requirements)
+	backend := backendRequirements
+	if out.Environment != nil {
+		backend = string(out.Environment.Backend)
+	}
 	if !out.Complete {
-		return rsp
+		return rsp, backend, 0
 	}
 
 	if err := encodeOutput(req, rsp, out, in.Cluster.Namespace != ""); err != nil {
 		// encodeOutput changes the response only once everything is encoded, so the
 		// desired state is still what came in.
-		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err)
+		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err), backend, 0
 	}
 	if out.Observation.Ready {
 		rsp.Meta.Ttl = durationpb.New(ttlReady)
 	}
 	f.log.Debug("Rendered", "xr", xr, "backend", out.Environment.Backend, "environment", out.Environment.Name,
 		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources), "unready", unreadyResources{out})
-	return rsp
+	return rsp, backend, len(out.Rendering.Resources)
 }
 
 // The SDK's request and response packages are not used: they import controller-runtime
@@ -147,7 +160,8 @@ func warn(rsp *fnv1.RunFunctionResponse, reason, message string) {
 // deletes anything, and says why in the Rendered condition of the composite resource and
 // its claim (a Fatal result alone reaches only the composite resource).
 func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFunctionResponse {
-	rsp.Results = append(rsp.Results, &fnv1.Result{Severity: fnv1.Severity_SEVERITY_FATAL, Message: err.Error(), Target: fnv1.Target_TARGET_COMPOSITE.Enum()})
+	rsp.Results = append(rsp.Results, &fnv1.Result{Severity: fnv1.Severity_SEVERITY_FATAL, Message: err.Error(), Reason: ptr.To(reason),
+		Target: fnv1.Target_TARGET_COMPOSITE.Enum()})
 	setCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_FALSE, reason, err.Error())
 	setCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_TRUE, reason, err.Error())
 	return rsp

@@ -32,12 +32,14 @@ func (c *CLI) Run() error {
 		return err
 	}
 	setGCPercent(os.LookupEnv)
-	return function.Serve(NewFunction(log),
+	f := NewFunction(log)
+	return function.Serve(f,
 		function.Listen(c.Network, c.Address),
 		function.MTLSCertificates(c.TLSServerCertsDir),
 		function.Insecure(c.Insecure),
 		function.MaxRecvMessageSize(c.MaxRecvMessageSize*1024*1024),
-		function.WithMetricsServer(c.MetricsAddress))
+		function.WithMetricsServer(c.MetricsAddress),
+		function.WithMetricsRegistry(f.metrics.registry))
 }
 
 // gcPercent is the function's garbage collection target unless GOGC says otherwise: the

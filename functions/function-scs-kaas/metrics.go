@@ -1,0 +1,76 @@
+package main
+
+import (
+	"strings"
+	"time"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// The function's own metrics, served beside the SDK's gRPC metrics on --metrics-address
+// (docs/operations.md says what each means and how to query it).
+const (
+	metricRunDuration      = "scs_kaas_function_run_duration_seconds"
+	metricResults          = "scs_kaas_function_results_total"
+	metricDesiredResources = "scs_kaas_function_desired_resources_total"
+)
+
+// Values of the backend label besides the backends' types.
+const (
+	// backendNone labels a call refused before a backend was chosen: a composite that
+	// cannot be decoded, an environment that is missing or not offered to its namespace.
+	backendNone = "none"
+	// backendRequirements labels the first call of a reconcile, which only asks Crossplane
+	// for the EnvironmentConfigs.
+	backendRequirements = "requirements"
+)
+
+// metrics are the function's metrics, in the registry the SDK serves.
+type metrics struct {
+	registry  *prometheus.Registry
+	duration  *prometheus.HistogramVec
+	results   *prometheus.CounterVec
+	resources *prometheus.CounterVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: metricRunDuration,
+			Help: "Time the function took for one RunFunction call, by the backend of the cluster (none: refused before one was chosen; requirements: a call that only asked for the EnvironmentConfigs).",
+			// A call takes about a millisecond; a slow one hundreds (docs/performance.md).
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
+		}, []string{"backend"}),
+		results: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: metricResults,
+			Help: "Results the function returned, by severity (Fatal: a refusal, nothing changed; Warning) and reason (a condition reason of the API).",
+		}, []string{"severity", "reason"}),
+		resources: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: metricDesiredResources,
+			Help: "Composed resources the function desired, summed over calls, by backend; divided by the calls it is the resources per cluster.",
+		}, []string{"backend"}),
+	}
+	// What the default registry carries, which the SDK would serve without a registry of
+	// the function's own.
+	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.duration, m.results, m.resources)
+	return m
+}
+
+// observe records one call: how long it took since start, its results and what it desired.
+func (m *metrics) observe(start time.Time, backend string, rsp *fnv1.RunFunctionResponse, desired int) {
+	if backend == "" {
+		backend = backendNone
+	}
+	m.duration.WithLabelValues(backend).Observe(time.Since(start).Seconds())
+	for _, r := range rsp.GetResults() {
+		severity := strings.TrimPrefix(r.GetSeverity().String(), "SEVERITY_")
+		m.results.WithLabelValues(strings.ToUpper(severity[:1])+strings.ToLower(severity[1:]), r.GetReason()).Inc()
+	}
+	if desired > 0 {
+		m.resources.WithLabelValues(backend).Add(float64(desired))
+	}
+}
