@@ -2,10 +2,15 @@ package model
 
 import (
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"time"
 
 	"sigs.k8s.io/yaml"
 )
@@ -17,8 +22,16 @@ type kubeconfig struct {
 		Name    string `json:"name"`
 		Context struct {
 			Cluster string `json:"cluster"`
+			User    string `json:"user"`
 		} `json:"context"`
 	} `json:"contexts"`
+	Users []struct {
+		Name string `json:"name"`
+		User struct {
+			ClientCertificateData string `json:"client-certificate-data"`
+			Token                 string `json:"token"`
+		} `json:"user"`
+	} `json:"users"`
 	Clusters []struct {
 		Name    string `json:"name"`
 		Cluster struct {
@@ -72,6 +85,9 @@ const maxParsedKubeconfigs = 1024
 type endpointAndCA struct {
 	endpoint string
 	ca       []byte
+	// expires is when the current user's credentials stop working: the client
+	// certificate's NotAfter or a token's exp, whichever comes first; zero if unknown.
+	expires time.Time
 }
 
 // parseKubeconfig reads the endpoint and CA of a kubeconfig's current cluster.
@@ -82,10 +98,15 @@ func parseKubeconfig(raw []byte) (endpointAndCA, error) {
 		// Not even the error may quote the content.
 		return e, fmt.Errorf("the kubeconfig cannot be parsed as YAML")
 	}
-	cluster := ""
+	cluster, user := "", ""
 	for _, c := range kc.Contexts {
 		if c.Name == kc.CurrentContext {
-			cluster = c.Context.Cluster
+			cluster, user = c.Context.Cluster, c.Context.User
+		}
+	}
+	for _, u := range kc.Users {
+		if u.Name == user || (user == "" && len(kc.Users) == 1) {
+			e.expires = credentialsExpiry(u.User.ClientCertificateData, u.User.Token)
 		}
 	}
 	for _, c := range kc.Clusters {
@@ -104,4 +125,56 @@ func parseKubeconfig(raw []byte) (endpointAndCA, error) {
 		}
 	}
 	return e, nil
+}
+
+// credentialsExpiry is when a kubeconfig user's credentials expire: the client
+// certificate's NotAfter, or a JWT token's exp, whichever is earlier; zero when neither
+// says. Nothing of the credentials leaves this function.
+func credentialsExpiry(certData, token string) time.Time {
+	var out time.Time
+	earlier := func(t time.Time) {
+		if !t.IsZero() && (out.IsZero() || t.Before(out)) {
+			out = t
+		}
+	}
+	if raw, err := base64.StdEncoding.DecodeString(certData); err == nil && len(raw) > 0 {
+		if block, _ := pem.Decode(raw); block != nil {
+			if cert, err := x509.ParseCertificate(block.Bytes); err == nil {
+				earlier(cert.NotAfter)
+			}
+		}
+	}
+	if parts := strings.Split(token, "."); len(parts) == 3 {
+		if payload, err := base64.RawURLEncoding.DecodeString(parts[1]); err == nil {
+			var claims struct {
+				Exp int64 `json:"exp"`
+			}
+			if json.Unmarshal(payload, &claims) == nil && claims.Exp > 0 {
+				earlier(time.Unix(claims.Exp, 0).UTC())
+			}
+		}
+	}
+	return out
+}
+
+// KubeconfigExpiryWarning is how long before a delivered kubeconfig expires that the
+// cluster's users are warned, when the backend has not renewed it.
+const KubeconfigExpiryWarning = 7 * 24 * time.Hour
+
+// kubeconfigExpiry is when a delivered kubeconfig's credentials expire; zero if unknown.
+func kubeconfigExpiry(raw []byte) time.Time {
+	if len(raw) == 0 {
+		return time.Time{}
+	}
+	sum := sha256.Sum256(raw)
+	kubeconfigs.Lock()
+	e, ok := kubeconfigs.m[sum]
+	kubeconfigs.Unlock()
+	if !ok {
+		var err error
+		if e, err = parseKubeconfig(raw); err != nil {
+			return time.Time{}
+		}
+	}
+	return e.expires
 }

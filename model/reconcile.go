@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -34,6 +35,10 @@ type Input struct {
 	// (spec.writeConnectionSecretToRef.name): Crossplane v2 gives namespaced composites no
 	// connection secret, so Reconcile composes it. Empty: none.
 	KubeconfigSecret string
+
+	// Now is the time of the call, for what expires (a delivered kubeconfig's
+	// credentials); zero: nothing is checked against the clock.
+	Now time.Time
 
 	// ConnectionDetails are the legacy composite's connection details as Crossplane last
 	// published them (the observed composite's connection details): what was delivered to
@@ -227,7 +232,11 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	changes := append(EnvironmentChanges(&cluster.Spec, env, out.Status.Defaulted), rendering.EnvironmentChanges...)
 	changes = append(changes, placementChanges...)
 	if !slices.ContainsFunc(obs.Conditions, func(c Condition) bool { return c.Type == kaasv1alpha1.ConditionKubeconfigReady }) {
-		obs.Conditions = append(obs.Conditions, kubeconfigCondition(obs))
+		c, warning := kubeconfigCondition(obs, in.Now)
+		obs.Conditions = append(obs.Conditions, c)
+		if warning != nil {
+			out.Warnings = append(out.Warnings, *warning)
+		}
 	}
 	obs.Conditions = append(obs.Conditions, environmentCondition(env, changes), synced)
 	return out, nil
@@ -348,14 +357,34 @@ func copyStatus(s *kaasv1alpha1.ClusterStatus) kaasv1alpha1.ClusterStatus {
 }
 
 // kubeconfigCondition says whether a kubeconfig was delivered, for backends that give no
-// verdict of their own on it (one that knows about expiry and renewal does).
-func kubeconfigCondition(obs *Observation) Condition {
-	if len(obs.ConnectionDetails[ConnectionKeyKubeconfig]) > 0 {
-		return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonKubeconfigDelivered,
-			Message: "the connection secret holds the cluster's kubeconfig"}
+// verdict of their own on it (one that knows about expiry and renewal does). Where the
+// kubeconfig's credentials say when they expire and the caller gives the time, an expired
+// one is Expired and one about to expire is warned of: the backend renews it (a
+// KubeadmControlPlane rotates its kubeconfig Secret, which the claim's follows) or the
+// cluster's users must know.
+func kubeconfigCondition(obs *Observation, now time.Time) (Condition, *Warning) {
+	raw := obs.ConnectionDetails[ConnectionKeyKubeconfig]
+	if len(raw) == 0 {
+		return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonKubeconfigPending,
+			Message: "the backend has not delivered a kubeconfig yet"}, nil
 	}
-	return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonKubeconfigPending,
-		Message: "the backend has not delivered a kubeconfig yet"}
+	delivered := Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonKubeconfigDelivered,
+		Message: "the connection secret holds the cluster's kubeconfig"}
+	expires := kubeconfigExpiry(raw)
+	if expires.IsZero() || now.IsZero() {
+		return delivered, nil
+	}
+	until := expires.UTC().Format(time.RFC3339)
+	if !now.Before(expires) {
+		return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonKubeconfigExpired,
+			Message: "the delivered kubeconfig's credentials expired at " + until + " and the backend has not delivered renewed ones"}, nil
+	}
+	delivered.Message += ", valid until " + until
+	if expires.Sub(now) < KubeconfigExpiryWarning {
+		return delivered, &Warning{Reason: kaasv1alpha1.ReasonKubeconfigExpiring,
+			Message: "the delivered kubeconfig's credentials expire at " + until + " and the backend has not delivered renewed ones yet"}
+	}
+	return delivered, nil
 }
 
 // environmentCondition says whether the cluster uses what its environment offers and

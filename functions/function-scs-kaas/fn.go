@@ -45,6 +45,8 @@ type Function struct {
 	backends *model.Registry
 	options  model.Options
 	metrics  *metrics
+	// now is the clock a delivered kubeconfig's expiry is checked against.
+	now func() time.Time
 }
 
 // defaultConnectionSecretNamespace is where composed resources write connection secrets
@@ -58,6 +60,7 @@ func NewFunction(log logging.Logger) *Function {
 		backends: all.Registry(),
 		options:  model.Options{ConnectionSecretNamespace: defaultConnectionSecretNamespace},
 		metrics:  newMetrics(),
+		now:      time.Now,
 	}
 }
 
@@ -95,6 +98,7 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionR
 	if err != nil {
 		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err), "", 0
 	}
+	in.Now = f.now()
 	// Every log line names the composite; a logger WithValues would encode that name on
 	// every call, logged or not.
 	xr := in.Cluster.Name

@@ -58,7 +58,7 @@ func (Backend) Capabilities() model.Capabilities {
 			model.StatusNodePools:          "per pool over its MachineDeployments: machine type, zones, min, max",
 			model.StatusBackendReason:      "the `Available` condition's reason and message",
 			model.StatusConnectionDetails:  "`kubeconfig`, `endpoint`, `ca.crt` from Secret `<cluster>-kubeconfig`",
-			model.StatusKubeconfigReady:    "`Delivered`, `Pending`",
+			model.StatusKubeconfigReady:    "`Delivered` (until when, from the client certificate or token), `Pending`, `Expired`; a warning in the last week",
 			model.StatusEnvironmentCurrent: "False while the cluster keeps a default or catalog value the environment changed since",
 		},
 		Composes: "the Cluster (or the Object around it); remote: the ClusterStackReleases' collection and the kubeconfig's observe-only Object",

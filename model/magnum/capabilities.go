@@ -58,7 +58,7 @@ func (Backend) Capabilities() model.Capabilities {
 			model.StatusNodePools:          "per pool over its node groups: zones, min, max, current nodes; `pending` while the cluster id is unknown",
 			model.StatusBackendReason:      "the failing `Synced` (provider-openstack's and Magnum's error) or `Ready` condition",
 			model.StatusConnectionDetails:  "`kubeconfig` (connection detail `attribute.kubeconfig.raw_config`), `endpoint`, `ca.crt` where the kubeconfig has it",
-			model.StatusKubeconfigReady:    "`Delivered`, `Pending`",
+			model.StatusKubeconfigReady:    "`Delivered` (until when, from the client certificate or token), `Pending`, `Expired`; a warning in the last week",
 			model.StatusEnvironmentCurrent: "False while the cluster keeps a default or catalog value the environment changed since",
 		},
 		Composes: "the ClusterV1, one NodegroupV1 per further pool and zone",

@@ -108,6 +108,9 @@ const (
 	ReasonKubeconfigExpired = "Expired"
 	// ReasonKubeconfigRenewalFailing: a new kubeconfig cannot be obtained.
 	ReasonKubeconfigRenewalFailing = "RenewalFailing"
+	// ReasonKubeconfigExpiring: a warning that the delivered kubeconfig expires within
+	// KubeconfigExpiryWarning and the backend has not delivered a renewed one yet.
+	ReasonKubeconfigExpiring = "KubeconfigExpiring"
 	// ReasonKubeconfigStale: the backend's delivery is not observed right now (a provider
 	// restarting, an Object not reported yet, a Secret not read); the connection secret
 	// keeps the kubeconfig delivered earlier, which is not confirmed to work.
