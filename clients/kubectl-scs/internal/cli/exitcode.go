@@ -24,7 +24,19 @@ const (
 	// ExitNotReady: the cluster did not become ready in time (wait --timeout), or its
 	// kubeconfig has not been delivered yet (kubeconfig).
 	ExitNotReady = 4
+	// ExitDue: fleet --due found clusters that need an upgrade or a new kubeconfig.
+	ExitDue = 5
 )
+
+// dueError says that fleet --due found clusters with something due.
+type dueError struct{ n int }
+
+func (e *dueError) Error() string {
+	if e.n == 1 {
+		return "1 cluster is due"
+	}
+	return fmt.Sprintf("%d clusters are due", e.n)
+}
 
 // refusedError is a refusal by a rule of the API; the message says which rule and how to go on.
 type refusedError struct{ msg string }
@@ -67,11 +79,14 @@ func exitCode(err error) int {
 	var r *refusedError
 	var n *notReadyError
 	var u *usageError
+	var due *dueError
 	var d differsError
 	var f diffFailedError
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &due):
+		return ExitDue
 	case errors.As(err, &d):
 		return ExitError
 	case errors.As(err, &f):

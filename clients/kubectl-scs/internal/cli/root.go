@@ -74,7 +74,8 @@ either flavour of the API (claims of XSCSCluster, or Crossplane v2 namespaced SC
 Run it as "kubectl scs" (a kubectl plugin) or on its own.
 
 Exit codes: 0 ok, 1 error, 2 wrong command line, 3 refused by a rule of the API,
-4 not ready (wait timed out, kubeconfig not delivered yet).`,
+4 not ready (wait timed out, kubeconfig not delivered yet), 5 clusters due (fleet --due);
+diff follows kubectl diff (0 no change, 1 changes, 2 error, 3 refused).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Shown in usage and help; completion scripts still use the binary's name.
@@ -100,6 +101,7 @@ Exit codes: 0 ok, 1 error, 2 wrong command line, 3 refused by a rule of the API,
 		a.newDeleteCommand(flags),
 		a.newEnvironmentsCommand(flags),
 		a.newVersionsCommand(flags),
+		a.newFleetCommand(flags),
 		a.newConformanceCommand(flags),
 	)
 	return root

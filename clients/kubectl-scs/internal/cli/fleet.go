@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+)
+
+// fleetCluster is one cluster of the fleet report.
+type fleetCluster struct {
+	Namespace   string `json:"namespace"`
+	Name        string `json:"name"`
+	Environment string `json:"environment,omitempty"`
+	Backend     string `json:"backend,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Phase       string `json:"phase,omitempty"`
+	// NextMinor is the minor the environment offers next; empty: none is offered.
+	NextMinor string `json:"nextMinor,omitempty"`
+	// KubeconfigUntil is when the delivered kubeconfig expires, where it is known.
+	KubeconfigUntil string `json:"kubeconfigUntil,omitempty"`
+	// Due says what needs doing; empty: nothing.
+	Due []string `json:"due,omitempty"`
+}
+
+type fleetOptions struct {
+	output string
+	due    bool
+	within int
+}
+
+func (a *App) newFleetCommand(flags *genericclioptions.ConfigFlags) *cobra.Command {
+	o := &fleetOptions{}
+	cmd := &cobra.Command{
+		Use:   "fleet [--due] [--within DAYS]",
+		Short: "List the SCSClusters of every namespace you can read, with what is due",
+		Long: `List the SCSClusters of every namespace the user can read: namespace, name,
+environment, backend, the version it runs, its phase, the minor its environment offers
+next (or that none is), when its kubeconfig expires, and what is due: its running minor no
+longer offered by its environment's catalog, no next minor offered, or its kubeconfig
+expired or expiring within --within days.
+
+--due exits 5 when any cluster is due, for a cron job or a CI pipeline.`,
+		Example: `  kubectl scs fleet
+  kubectl scs fleet --due --within 14 -o json`,
+		Args: args(0, 0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(o.output, outputYAML, outputJSON); err != nil {
+				return err
+			}
+			if o.within < 0 {
+				return usage("--within must be 0 or more days, not %d", o.within)
+			}
+			c, err := a.Connect(flags)
+			if err != nil {
+				return err
+			}
+			return a.fleet(cmd.Context(), c, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.due, "due", false, "Exit 5 when any cluster is due")
+	cmd.Flags().IntVar(&o.within, "within", 7, "Days ahead in which an expiring kubeconfig is due")
+	addOutputFlag(cmd, &o.output, outputTable, outputYAML, outputJSON)
+	return cmd
+}
+
+// validUntil is how KubeconfigReady says until when a delivered kubeconfig is valid.
+var validUntil = regexp.MustCompile(`valid until (\d{4}-\d\d-\d\dT[0-9:]+Z)`)
+
+func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
+	list, err := c.clusters("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing %ss in every namespace: %w", kaasv1alpha1.ClaimKind, err)
+	}
+	now := a.Now()
+	horizon := now.Add(time.Duration(o.within) * 24 * time.Hour)
+	clusters := []fleetCluster{}
+	due := 0
+	for i := range list.Items {
+		obj := &list.Items[i]
+		f := fleetCluster{Namespace: obj.GetNamespace(), Name: obj.GetName(),
+			Environment: str(obj, "status", "backend", "environment"), Backend: str(obj, "status", "backend", "type"),
+			Version: str(obj, "status", "kubernetes", "version"), Phase: str(obj, "status", "phase"),
+			NextMinor: str(obj, "status", "offered", "nextMinor")}
+		kubeconfig := conditionOf(obj, kaasv1alpha1.ConditionKubeconfigReady)
+		var until time.Time
+		if m := validUntil.FindStringSubmatch(kubeconfig.Message); m != nil {
+			f.KubeconfigUntil = m[1]
+			until, _ = time.Parse(time.RFC3339, m[1])
+		}
+		offered, _, _ := unstructured.NestedStringSlice(obj.Object, "status", "offered", "kubernetesVersions")
+		if minor := minorOf(f.Version); minor != "" && len(offered) > 0 && !slices.Contains(offered, minor) {
+			f.Due = append(f.Due, fmt.Sprintf("minor %s no longer offered (offered: %s)", minor, strings.Join(offered, ", ")))
+		}
+		if f.Version != "" && f.NextMinor == "" {
+			f.Due = append(f.Due, "no next minor offered")
+		}
+		switch {
+		case kubeconfig.Reason == kaasv1alpha1.ReasonKubeconfigExpired:
+			f.Due = append(f.Due, "kubeconfig expired")
+		case !until.IsZero() && until.Before(horizon):
+			f.Due = append(f.Due, "kubeconfig expires "+f.KubeconfigUntil)
+		}
+		if len(f.Due) > 0 {
+			due++
+		}
+		clusters = append(clusters, f)
+	}
+	sort.Slice(clusters, func(i, j int) bool {
+		if clusters[i].Namespace != clusters[j].Namespace {
+			return clusters[i].Namespace < clusters[j].Namespace
+		}
+		return clusters[i].Name < clusters[j].Name
+	})
+	if o.output != outputTable {
+		if err := printValue(a.IO.Out, o.output, map[string]any{"clusters": clusters, "due": due}); err != nil {
+			return err
+		}
+	} else {
+		tw := newTable(a.IO.Out, "", "NAMESPACE", "NAME", "ENVIRONMENT", "BACKEND", "VERSION", "PHASE", "NEXT MINOR", "KUBECONFIG UNTIL", "DUE")
+		for _, f := range clusters {
+			tw.row(f.Namespace, f.Name, f.Environment, f.Backend, f.Version, f.Phase, orDefault(f.NextMinor, "none"),
+				f.KubeconfigUntil, strings.Join(f.Due, "; "))
+		}
+		if err := tw.flush(); err != nil {
+			return err
+		}
+	}
+	if o.due && due > 0 {
+		return &dueError{n: due}
+	}
+	return nil
+}
+
+// minorOf is the minor of a version such as 1.34.2; empty when it is none.
+func minorOf(v string) string {
+	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[0] + "." + parts[1]
+}

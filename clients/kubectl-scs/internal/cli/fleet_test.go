@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// fleetMember is an SCSCluster of the fleet with the status the function writes.
+func fleetMember(t *testing.T, namespace, name, backend, version, nextMinor, offered, kubeconfig string) *unstructured.Unstructured {
+	return object(t, fmt.Sprintf(`
+apiVersion: kaas.scs.community/v1alpha1
+kind: SCSCluster
+metadata: {name: %s, namespace: %s}
+spec:
+  kubernetes: {version: "1.34"}
+  nodePools: [{name: default, machineType: SCS-4V-8, count: 1}]
+status:
+  phase: Ready
+  backend: {type: %s, environment: %s-regionone}
+  kubernetes: {version: %s}
+  offered: {kubernetesVersions: [%s], nextMinor: %q}
+  conditions:
+  - %s
+`, name, namespace, backend, backend, version, offered, nextMinor, kubeconfig))
+}
+
+// TestFleet: the fleet over every namespace says what is due: a running minor the catalog
+// no longer offers, no next minor offered, a kubeconfig expired or expiring within
+// --within days (the clock of the tests is 2026-12-01T12:00Z); --due exits 5 then.
+func TestFleet(t *testing.T) {
+	delivered := func(until string) string {
+		return `{type: KubeconfigReady, status: "True", reason: Delivered, message: "the connection secret holds the cluster's kubeconfig, valid until ` + until + `"}`
+	}
+	members := []*unstructured.Unstructured{
+		fleetMember(t, "team1", "fine", "gardener", "1.34.2", "1.35", `"1.33", "1.34", "1.35"`, delivered("2027-06-01T00:00:00Z")),
+		fleetMember(t, "team1", "old", "clusterstack", "v1.33.9", "1.34", `"1.34", "1.35"`, delivered("2027-06-01T00:00:00Z")),
+		fleetMember(t, "team2", "expired", "magnum", "1.34.3", "", `"1.33", "1.34"`,
+			`{type: KubeconfigReady, status: "False", reason: Expired, message: "the delivered kubeconfig's credentials expired at 2026-11-30T00:00:00Z and the backend has not delivered renewed ones"}`),
+		fleetMember(t, "team2", "soon", "clusterstack", "v1.34.7", "1.35", `"1.33", "1.34", "1.35"`, delivered("2026-12-05T12:00:00Z")),
+	}
+	const table = `NAMESPACE   NAME      ENVIRONMENT              BACKEND        VERSION   PHASE   NEXT MINOR   KUBECONFIG UNTIL       DUE
+team1       fine      gardener-regionone       gardener       1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
+team1       old       clusterstack-regionone   clusterstack   v1.33.9   Ready   1.34         2027-06-01T00:00:00Z   minor 1.33 no longer offered (offered: 1.34, 1.35)
+team2       expired   magnum-regionone         magnum         1.34.3    Ready   none         -                      no next minor offered; kubeconfig expired
+team2       soon      clusterstack-regionone   clusterstack   v1.34.7   Ready   1.35         2026-12-05T12:00:00Z   kubeconfig expires 2026-12-05T12:00:00Z
+`
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stdout string
+		stderr string
+		code   int
+	}{
+		{name: "every namespace, what is due", args: []string{"fleet"}, stdout: table},
+		{name: "--due exits 5 when any is", args: []string{"fleet", "--due"}, stdout: table, stderr: "error: 3 clusters are due\n", code: ExitDue},
+		{name: "an output format fleet has not", args: []string{"fleet", "-o", "name"},
+			stderr: "error: unknown output format \"name\": use one of yaml|json\n", code: ExitUsage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, flavourNamespaced, members...)
+			stdout, stderr, code := h.run("", tc.args...)
+			if d := cmp.Diff(tc.stdout, stdout); d != "" {
+				t.Errorf("stdout (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.stderr, stderr); d != "" {
+				t.Errorf("stderr (-want +got):\n%s", d)
+			}
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d", code, tc.code)
+			}
+		})
+	}
+
+	// For tools: -o json, and --within moves the horizon.
+	h := newHarness(t, flavourNamespaced, members...)
+	stdout, _, code := h.run("", "fleet", "--due", "--within", "1", "-o", "json")
+	var got struct {
+		Due      int `json:"due"`
+		Clusters []struct {
+			Name string   `json:"name"`
+			Due  []string `json:"due"`
+		} `json:"clusters"`
+	}
+	if err := jsonUnmarshal(stdout, &got); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	if got.Due != 2 || code != ExitDue || len(got.Clusters) != 4 || got.Clusters[3].Name != "soon" || got.Clusters[3].Due != nil {
+		t.Errorf("--within 1: due %d, exit %d, clusters %+v; want 2 due (the expiring kubeconfig not yet), exit %d", got.Due, code, got.Clusters, ExitDue)
+	}
+}
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
