@@ -45,21 +45,9 @@ type kubeconfig struct {
 // kubeconfig: the kubeconfig itself, and the endpoint and CA of its current cluster where
 // it names them. The kubeconfig is secret: callers never log it or put it into status.
 func KubeconfigConnectionDetails(raw []byte) (map[string][]byte, error) {
-	sum := sha256.Sum256(raw)
-	kubeconfigs.Lock()
-	e, ok := kubeconfigs.m[sum]
-	kubeconfigs.Unlock()
-	if !ok {
-		var err error
-		if e, err = parseKubeconfig(raw); err != nil {
-			return nil, err
-		}
-		kubeconfigs.Lock()
-		if len(kubeconfigs.m) >= maxParsedKubeconfigs {
-			clear(kubeconfigs.m)
-		}
-		kubeconfigs.m[sum] = e
-		kubeconfigs.Unlock()
+	e, err := parsedKubeconfig(raw)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string][]byte{ConnectionKeyKubeconfig: raw}
 	if e.endpoint != "" {
@@ -73,14 +61,36 @@ func KubeconfigConnectionDetails(raw []byte) (map[string][]byte, error) {
 
 // kubeconfigs remembers what the kubeconfigs seen last gave, by their SHA-256: a cluster's
 // kubeconfig is the same on every reconcile until it is renewed, and parsing its YAML was
-// a tenth of a call. What is kept is public (endpoint and CA), never the kubeconfig; the
-// map is emptied whenever it reaches maxParsedKubeconfigs.
+// a tenth of a call. What is kept is public (endpoint, CA, when the credentials expire),
+// never the kubeconfig; the map is emptied whenever it reaches maxParsedKubeconfigs.
 var kubeconfigs = struct {
 	sync.Mutex
 	m map[[sha256.Size]byte]endpointAndCA
 }{m: map[[sha256.Size]byte]endpointAndCA{}}
 
 const maxParsedKubeconfigs = 1024
+
+// parsedKubeconfig parses a kubeconfig once per content (kubeconfigs).
+func parsedKubeconfig(raw []byte) (endpointAndCA, error) {
+	sum := sha256.Sum256(raw)
+	kubeconfigs.Lock()
+	e, ok := kubeconfigs.m[sum]
+	kubeconfigs.Unlock()
+	if ok {
+		return e, nil
+	}
+	e, err := parseKubeconfig(raw)
+	if err != nil {
+		return e, err
+	}
+	kubeconfigs.Lock()
+	if len(kubeconfigs.m) >= maxParsedKubeconfigs {
+		clear(kubeconfigs.m)
+	}
+	kubeconfigs.m[sum] = e
+	kubeconfigs.Unlock()
+	return e, nil
+}
 
 type endpointAndCA struct {
 	endpoint string
@@ -166,15 +176,9 @@ func kubeconfigExpiry(raw []byte) time.Time {
 	if len(raw) == 0 {
 		return time.Time{}
 	}
-	sum := sha256.Sum256(raw)
-	kubeconfigs.Lock()
-	e, ok := kubeconfigs.m[sum]
-	kubeconfigs.Unlock()
-	if !ok {
-		var err error
-		if e, err = parseKubeconfig(raw); err != nil {
-			return time.Time{}
-		}
+	e, err := parsedKubeconfig(raw)
+	if err != nil {
+		return time.Time{}
 	}
 	return e.expires
 }

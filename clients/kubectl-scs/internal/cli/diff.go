@@ -164,7 +164,7 @@ func (a *App) offlineSource(o *diffOptions, edited *unstructured.Unstructured) (
 	if err != nil {
 		return nil, err
 	}
-	src := &previewSource{observed: map[string]model.ObservedResource{}}
+	src := &previewSource{}
 	var rest []*unstructured.Unstructured
 	for _, obj := range observed {
 		if obj.GetAPIVersion() == kaasv1alpha1.APIVersion && obj.GetName() == edited.GetName() &&
@@ -177,26 +177,9 @@ func (a *App) offlineSource(o *diffOptions, edited *unstructured.Unstructured) (
 	if src.current == nil {
 		return nil, usage("--observed has no %s %q as it is: add it (kubectl get scscluster %s -o yaml)", kaasv1alpha1.ClaimKind, edited.GetName(), edited.GetName())
 	}
-	envs, err := readManifests(a.IO.In, o.environments...)
-	if err != nil {
+	var pool []*unstructured.Unstructured
+	if src.observed, pool, err = a.offlineState(&o.renderOptions, rest); err != nil {
 		return nil, err
-	}
-	required, err := readManifests(a.IO.In, o.required...)
-	if err != nil {
-		return nil, err
-	}
-	pool := append(envs, required...)
-	for _, obj := range rest {
-		name := obj.GetAnnotations()[annotationResourceName]
-		if name == "" {
-			pool = append(pool, obj)
-			continue
-		}
-		src.observed[name] = model.ObservedResource{Object: obj}
-	}
-	for name, res := range src.observed {
-		res.ConnectionDetails = connectionDetails(res.Object, pool)
-		src.observed[name] = res
 	}
 	src.fetch = fetcher(pool, &src.notes)
 	return src, nil

@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 // fleetCluster is one cluster of the fleet report.
@@ -46,8 +47,8 @@ func (a *App) newFleetCommand(flags *genericclioptions.ConfigFlags) *cobra.Comma
 		Short: "List the SCSClusters of every namespace you can read, with what is due",
 		Long: `List the SCSClusters of every namespace the user can read: namespace, name,
 environment, backend, the version it runs, its phase, the minor its environment offers
-next (or that none is), when its kubeconfig expires, and what is due: its running minor no
-longer offered by its environment's catalog, no next minor offered, or its kubeconfig
+next ("none": no upgrade path is offered), when its kubeconfig expires, and what is due:
+its running minor no longer offered by its environment's catalog, or its kubeconfig
 expired or expiring within --within days.
 
 --due exits 5 when any cluster is due, for a cron job or a CI pipeline.`,
@@ -99,11 +100,8 @@ func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
 			until, _ = time.Parse(time.RFC3339, m[1])
 		}
 		offered, _, _ := unstructured.NestedStringSlice(obj.Object, "status", "offered", "kubernetesVersions")
-		if minor := minorOf(f.Version); minor != "" && len(offered) > 0 && !slices.Contains(offered, minor) {
-			f.Due = append(f.Due, fmt.Sprintf("minor %s no longer offered (offered: %s)", minor, strings.Join(offered, ", ")))
-		}
-		if f.Version != "" && f.NextMinor == "" {
-			f.Due = append(f.Due, "no next minor offered")
+		if v, err := model.ParseVersion(strings.TrimPrefix(f.Version, "v")); err == nil && len(offered) > 0 && !slices.Contains(offered, v.MinorString()) {
+			f.Due = append(f.Due, fmt.Sprintf("minor %s no longer offered (offered: %s)", v.MinorString(), strings.Join(offered, ", ")))
 		}
 		switch {
 		case kubeconfig.Reason == kaasv1alpha1.ReasonKubeconfigExpired:
@@ -140,13 +138,4 @@ func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
 		return &dueError{n: due}
 	}
 	return nil
-}
-
-// minorOf is the minor of a version such as 1.34.2; empty when it is none.
-func minorOf(v string) string {
-	parts := strings.Split(strings.TrimPrefix(v, "v"), ".")
-	if len(parts) < 2 {
-		return ""
-	}
-	return parts[0] + "." + parts[1]
 }

@@ -29,7 +29,7 @@ status:
 }
 
 // TestFleet: the fleet over every namespace says what is due: a running minor the catalog
-// no longer offers, no next minor offered, a kubeconfig expired or expiring within
+// no longer offers, a kubeconfig expired or expiring within
 // --within days (the clock of the tests is 2026-12-01T12:00Z); --due exits 5 then.
 func TestFleet(t *testing.T) {
 	delivered := func(until string) string {
@@ -45,7 +45,7 @@ func TestFleet(t *testing.T) {
 	const table = `NAMESPACE   NAME      ENVIRONMENT              BACKEND        VERSION   PHASE   NEXT MINOR   KUBECONFIG UNTIL       DUE
 team1       fine      gardener-regionone       gardener       1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
 team1       old       clusterstack-regionone   clusterstack   v1.33.9   Ready   1.34         2027-06-01T00:00:00Z   minor 1.33 no longer offered (offered: 1.34, 1.35)
-team2       expired   magnum-regionone         magnum         1.34.3    Ready   none         -                      no next minor offered; kubeconfig expired
+team2       expired   magnum-regionone         magnum         1.34.3    Ready   none         -                      kubeconfig expired
 team2       soon      clusterstack-regionone   clusterstack   v1.34.7   Ready   1.35         2026-12-05T12:00:00Z   kubeconfig expires 2026-12-05T12:00:00Z
 `
 	for _, tc := range []struct {

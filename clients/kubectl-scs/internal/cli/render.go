@@ -148,40 +148,13 @@ func (a *App) renderOffline(o *renderOptions) (*rendered, error) {
 	if err != nil {
 		return nil, err
 	}
-	envs, err := readManifests(a.IO.In, o.environments...)
-	if err != nil {
-		return nil, err
-	}
 	observed, err := readManifests(a.IO.In, o.observed...)
 	if err != nil {
 		return nil, err
 	}
-	required, err := readManifests(a.IO.In, o.required...)
-	if err != nil {
-		return nil, err
-	}
 	var pool []*unstructured.Unstructured
-	for _, e := range envs {
-		if e.GetAPIVersion() != model.EnvironmentConfigAPIVersion || e.GetKind() != model.EnvironmentConfigKind {
-			return nil, usage("--environment takes %s %s objects; %s %q is not one", model.EnvironmentConfigAPIVersion, model.EnvironmentConfigKind, e.GetKind(), e.GetName())
-		}
-		pool = append(pool, e)
-	}
-	in.Observed = map[string]model.ObservedResource{}
-	for _, obj := range observed {
-		name := obj.GetAnnotations()[annotationResourceName]
-		if name == "" {
-			pool = append(pool, obj)
-			continue
-		}
-		in.Observed[name] = model.ObservedResource{Object: obj}
-	}
-	pool = append(pool, required...)
-	for name, res := range in.Observed {
-		if details := connectionDetails(res.Object, pool); details != nil {
-			res.ConnectionDetails = details
-			in.Observed[name] = res
-		}
+	if in.Observed, pool, err = a.offlineState(o, observed); err != nil {
+		return nil, err
 	}
 
 	out, err := input.Resolve(all.Registry(), in, fetcher(pool, &r.notes))
@@ -203,6 +176,45 @@ func (a *App) renderOffline(o *renderOptions) (*rendered, error) {
 		r.objects = append(r.objects, obj)
 	}
 	return r, nil
+}
+
+// offlineState is what Crossplane would see of a cluster, from files: the observed objects
+// with a composition resource name are the composed resources, with the connection
+// details of their Secrets at hand; the EnvironmentConfigs of --environment, the other
+// observed objects and those of --required answer the backend's requirements (the pool).
+func (a *App) offlineState(o *renderOptions, observed []*unstructured.Unstructured) (map[string]model.ObservedResource, []*unstructured.Unstructured, error) {
+	envs, err := readManifests(a.IO.In, o.environments...)
+	if err != nil {
+		return nil, nil, err
+	}
+	required, err := readManifests(a.IO.In, o.required...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var pool []*unstructured.Unstructured
+	for _, e := range envs {
+		if e.GetAPIVersion() != model.EnvironmentConfigAPIVersion || e.GetKind() != model.EnvironmentConfigKind {
+			return nil, nil, usage("--environment takes %s %s objects; %s %q is not one", model.EnvironmentConfigAPIVersion, model.EnvironmentConfigKind, e.GetKind(), e.GetName())
+		}
+		pool = append(pool, e)
+	}
+	composed := map[string]model.ObservedResource{}
+	for _, obj := range observed {
+		name := obj.GetAnnotations()[annotationResourceName]
+		if name == "" {
+			pool = append(pool, obj)
+			continue
+		}
+		composed[name] = model.ObservedResource{Object: obj}
+	}
+	pool = append(pool, required...)
+	for name, res := range composed {
+		if details := connectionDetails(res.Object, pool); details != nil {
+			res.ConnectionDetails = details
+			composed[name] = res
+		}
+	}
+	return composed, pool, nil
 }
 
 // compositeInput turns the manifest into the composite resource the function would see:
