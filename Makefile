@@ -205,7 +205,7 @@ e2e: tools-controlplane tools-opentofu python-deps package ## End-to-end tests o
 SCALE ?= 50,150,300
 .PHONY: scale
 scale: tools-controlplane package ## Grow one control plane to SCALE claims over three backends and measure each step (docs/scale.md); not part of make test.
-	cd test/e2e && SCS_KAAS_E2E=1 SCS_KAAS_E2E_SCALE=$(SCALE) go test -count=1 -p=1 -timeout=120m -v -run '^TestScale$$' .
+	cd test/e2e && SCS_KAAS_E2E=1 SCS_KAAS_E2E_SCALE=$(SCALE) go test -count=1 -p=1 -timeout=180m -v -run '^TestScale$$' .
 
 .PHONY: faults
 faults: tools-controlplane package ## Every fault case on a live control plane, the slow ones included (docs/reliability.md); make e2e runs the quick ones.

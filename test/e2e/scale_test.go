@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,9 +34,10 @@ func TestScale(t *testing.T) {
 	needEnv(t)
 	counts := scaleCounts(t)
 	needClusterStack(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 170*time.Minute)
 	defer cancel()
 
+	cli := newCLI(t)
 	var all []scaleClaim
 	for _, n := range counts {
 		ok := t.Run(fmt.Sprintf("%d claims", n), func(t *testing.T) {
@@ -58,9 +60,10 @@ func TestScale(t *testing.T) {
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.waitReady(ctx, t) })
 			ready := time.Since(start)
 
-			steady := measureSteady(ctx, t, scaleSteady)
-			t.Logf("SCALE %d claims (%d new): every native object in %.1fs, every new claim Ready %.1fs after the backends reported success; steady state: %s",
-				len(all), len(fresh), exist.Seconds(), ready.Seconds(), steady)
+			steady := measureSteady(ctx, t, scaleSteady, len(all))
+			fleet := fleetReport(ctx, t, cli, len(all))
+			t.Logf("SCALE %d claims (%d new): every native object in %.1fs, every new claim Ready %.1fs after the backends reported success; steady state: %s; %s",
+				len(all), len(fresh), exist.Seconds(), ready.Seconds(), steady, fleet)
 		})
 		if !ok {
 			break // the next step would measure a control plane that failed this one
@@ -206,7 +209,7 @@ func forEach(t *testing.T, claims []scaleClaim, do func(*testing.T, scaleClaim))
 // measureSteady samples the function's call count and the CPU time and peak memory of the
 // function, Crossplane and the Crossplane cluster's API server over d, with nothing
 // changing, and describes them.
-func measureSteady(ctx context.Context, t *testing.T, d time.Duration) string {
+func measureSteady(ctx context.Context, t *testing.T, d time.Duration, claims int) string {
 	t.Helper()
 	procs := []string{"function", "crossplane", "kube-apiserver-crossplane", "etcd-crossplane", "provider-kubernetes"}
 	pids := env.PIDs()
@@ -225,12 +228,47 @@ func measureSteady(ctx context.Context, t *testing.T, d time.Duration) string {
 	for _, p := range procs {
 		out = append(out, fmt.Sprintf("%s %.0f%% CPU, peak %d MiB", p, 100*(cpuSeconds(t, pids[p])-cpu0[p])/d.Seconds(), peakMiB(t, pids[p])))
 	}
+	out = append(out, fmt.Sprintf("kube-apiserver-crossplane %.1f MiB per claim", float64(peakMiB(t, pids["kube-apiserver-crossplane"]))/float64(claims)))
+	metrics := functionMetrics(ctx, t)
+	for _, backend := range []string{"gardener", "clusterstack", "magnum"} {
+		label := `backend="` + backend + `"`
+		sum, count := sumSamples(t, metrics, "scs_kaas_function_run_duration_seconds_sum", label), sumSamples(t, metrics, "scs_kaas_function_run_duration_seconds_count", label)
+		out = append(out, fmt.Sprintf("function mean call on %s %.2f ms over %.0f calls", backend, 1000*sum/count, count))
+	}
 	return strings.Join(out, "; ")
+}
+
+// fleetReport runs kubectl scs fleet over every claim, as a platform team would, checks it
+// lists them all and says how long it took.
+func fleetReport(ctx context.Context, t *testing.T, cli *kubectlSCS, claims int) string {
+	t.Helper()
+	start := time.Now()
+	r := cli.exec(cli.command(ctx, false, "fleet", "-o", "json", "--kubeconfig", cp.Kubeconfig), []string{"fleet", "-o", "json"}, false)
+	took := time.Since(start)
+	r.want(t, 0)
+	var report struct {
+		Clusters []struct {
+			Phase string `json:"phase"`
+		} `json:"clusters"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &report); err != nil {
+		t.Fatalf("kubectl scs fleet -o json: %v", err)
+	}
+	if len(report.Clusters) != claims {
+		t.Fatalf("kubectl scs fleet lists %d clusters, want %d", len(report.Clusters), claims)
+	}
+	return fmt.Sprintf("kubectl scs fleet listed %d clusters in %.1fs", len(report.Clusters), took.Seconds())
 }
 
 // functionCalls is the number of RunFunction calls the function has answered, from its
 // Prometheus endpoint.
 func functionCalls(ctx context.Context, t *testing.T) float64 {
+	t.Helper()
+	return sumSamples(t, functionMetrics(ctx, t), "grpc_server_handled_total", `grpc_method="RunFunction"`)
+}
+
+// functionMetrics is what the function's Prometheus endpoint serves now.
+func functionMetrics(ctx context.Context, t *testing.T) string {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, env.FunctionMetricsURL(), nil)
 	if err != nil {
@@ -241,14 +279,18 @@ func functionCalls(ctx context.Context, t *testing.T) float64 {
 		t.Fatalf("reading the function's metrics: %v", err)
 	}
 	defer resp.Body.Close()
-	return sumCounter(t, resp.Body, "grpc_server_handled_total", `grpc_method="RunFunction"`)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading the function's metrics: %v", err)
+	}
+	return string(body)
 }
 
-// sumCounter adds up the samples of a Prometheus counter whose labels contain label.
-func sumCounter(t *testing.T, r io.Reader, name, label string) float64 {
+// sumSamples adds up the samples of a Prometheus metric whose labels contain label.
+func sumSamples(t *testing.T, metrics, name, label string) float64 {
 	t.Helper()
 	sum, seen := 0.0, false
-	s := bufio.NewScanner(r)
+	s := bufio.NewScanner(strings.NewReader(metrics))
 	for s.Scan() {
 		line := s.Text()
 		if !strings.HasPrefix(line, name+"{") || !strings.Contains(line, label) {
