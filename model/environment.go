@@ -234,6 +234,11 @@ func ValidateEnvironment(env *Environment, backends *Registry) field.ErrorList {
 			errs = append(errs, field.Invalid(versions.Index(i), v, "must be a Kubernetes minor such as 1.34"))
 		}
 	}
+	for _, minor := range slices.Sorted(maps.Keys(env.Catalog.KubernetesVersionLifecycle)) {
+		if pv, err := ParseVersion(minor); err != nil || pv.MinorString() != minor {
+			errs = append(errs, field.Invalid(data.Child("catalog", "kubernetesVersionLifecycle").Key(minor), minor, "the keys must be Kubernetes minors such as 1.34"))
+		}
+	}
 	if _, err := backends.For(env.Backend); err != nil {
 		errs = append(errs, field.NotSupported(data.Child("backend"), env.Backend, backends.Types()))
 	}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
 func environmentConfig(name string, labels map[string]string, data map[string]any) *unstructured.Unstructured {
@@ -146,11 +147,13 @@ func TestValidateEnvironment(t *testing.T) {
 	env := &Environment{Name: "e"}
 	env.Backend = "openshift"
 	env.Catalog.KubernetesVersions = []string{"1.34.2"}
+	env.Catalog.KubernetesVersionLifecycle = map[string]kaasv1alpha1.VersionLifecycle{"1.34": {Deprecated: true}, "v1.33.1": {Deprecated: true}}
 	errs := ValidateEnvironment(env, NewRegistry(fakeBackend{}))
 	got := errs.ToAggregate().Error()
 	for _, w := range []string{
 		"data.region: Required value",
 		`data.catalog.kubernetesVersions[0]: Invalid value: "1.34.2": must be a Kubernetes minor such as 1.34`,
+		`data.catalog.kubernetesVersionLifecycle[v1.33.1]: Invalid value: "v1.33.1": the keys must be Kubernetes minors such as 1.34`,
 		`data.backend: Unsupported value: "openshift": supported values: "fake"`,
 	} {
 		if !strings.Contains(got, w) {

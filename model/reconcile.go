@@ -64,15 +64,28 @@ type Output struct {
 	Observation *Observation
 	// Status is the full normalised status, including the backend pin.
 	Status kaasv1alpha1.ClusterStatus
-	// Warnings are for the cluster's users, beyond the fields the backend cannot honour
-	// (Rendering.Unsupported): callers surface them as Warning events.
-	Warnings []Warning
+	// Events are for the cluster's users, beyond the fields the backend cannot honour
+	// (Rendering.Unsupported): callers surface them as events of the composite and claim.
+	Events []Event
+	// KubeconfigExpires is when the delivered kubeconfig's credentials expire; zero when
+	// none is delivered or it does not say.
+	KubeconfigExpires time.Time
 }
 
-// Warning is something a user should know about the cluster, in one word and a sentence.
-type Warning struct {
+// Event is something a user should know about the cluster, in one word and a sentence.
+type Event struct {
+	Type            EventType
 	Reason, Message string
 }
+
+// EventType says whether an event is a warning or for information.
+type EventType string
+
+// The types of events, as Kubernetes names them.
+const (
+	EventNormal  EventType = "Normal"
+	EventWarning EventType = "Warning"
+)
 
 // Reconcile runs the whole translation for one cluster: it selects and checks the
 // environment, pins the backend, defaults and validates the spec, observes the native
@@ -194,7 +207,7 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	if err := checkNothingDropped(backend.Type(), rendering, in.Observed, &cluster.Spec); err != nil {
 		return nil, err
 	}
-	out.Warnings = r.keepUnknown(rendering, in)
+	out.Events = r.keepUnknown(rendering, in)
 	synced := syncedCondition(rendering.Resources, in.Observed)
 	if len(unobserved) > 0 {
 		obs = unknownObservation(obs, &xr.Status, unobserved)
@@ -229,16 +242,19 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 	out.Status.Defaulted = req.Defaulted
 	out.Status.Offered = offered(env, &cluster.Spec, out.Status.Kubernetes)
+	version, events := versionCondition(env, &cluster.Spec, out.Status.Kubernetes, out.Status.Offered, in.Now)
+	out.Events = append(out.Events, events...)
 	changes := append(EnvironmentChanges(&cluster.Spec, env, out.Status.Defaulted), rendering.EnvironmentChanges...)
 	changes = append(changes, placementChanges...)
 	if !slices.ContainsFunc(obs.Conditions, func(c Condition) bool { return c.Type == kaasv1alpha1.ConditionKubeconfigReady }) {
 		c, warning := kubeconfigCondition(obs, in.Now)
 		obs.Conditions = append(obs.Conditions, c)
 		if warning != nil {
-			out.Warnings = append(out.Warnings, *warning)
+			out.Events = append(out.Events, *warning)
 		}
 	}
-	obs.Conditions = append(obs.Conditions, environmentCondition(env, changes), synced)
+	out.KubeconfigExpires = kubeconfigExpiry(obs.ConnectionDetails[ConnectionKeyKubeconfig])
+	obs.Conditions = append(obs.Conditions, environmentCondition(env, changes), version, synced)
 	return out, nil
 }
 
@@ -362,7 +378,7 @@ func copyStatus(s *kaasv1alpha1.ClusterStatus) kaasv1alpha1.ClusterStatus {
 // one is Expired and one about to expire is warned of: the backend renews it (a
 // KubeadmControlPlane rotates its kubeconfig Secret, which the claim's follows) or the
 // cluster's users must know.
-func kubeconfigCondition(obs *Observation, now time.Time) (Condition, *Warning) {
+func kubeconfigCondition(obs *Observation, now time.Time) (Condition, *Event) {
 	raw := obs.ConnectionDetails[ConnectionKeyKubeconfig]
 	if len(raw) == 0 {
 		return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonKubeconfigPending,
@@ -381,7 +397,7 @@ func kubeconfigCondition(obs *Observation, now time.Time) (Condition, *Warning) 
 	}
 	delivered.Message += ", valid until " + until
 	if expires.Sub(now) < KubeconfigExpiryWarning {
-		return delivered, &Warning{Reason: kaasv1alpha1.ReasonKubeconfigExpiring,
+		return delivered, &Event{Type: EventWarning, Reason: kaasv1alpha1.ReasonKubeconfigExpiring,
 			Message: "the delivered kubeconfig's credentials expire at " + until + " and the backend has not delivered renewed ones yet"}
 	}
 	return delivered, nil

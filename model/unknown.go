@@ -18,7 +18,7 @@ import (
 // the composition intends. Those of a backend are checkNothingDropped's, and the kubeconfig
 // Secret is Reconcile's: composed while the namespaced composite asks for it, dropped when
 // its writeConnectionSecretToRef is removed, which is the user's to do (docs/reliability.md).
-func (r *Registry) keepUnknown(rendering *Rendering, in Input) []Warning {
+func (r *Registry) keepUnknown(rendering *Rendering, in Input) []Event {
 	rendered := make(map[string]bool, len(rendering.Resources))
 	for _, res := range rendering.Resources {
 		rendered[res.Name] = true
@@ -32,11 +32,11 @@ func (r *Registry) keepUnknown(rendering *Rendering, in Input) []Warning {
 		}
 	}
 	sort.Strings(names)
-	warnings := make([]Warning, 0, len(names))
+	warnings := make([]Event, 0, len(names))
 	for _, name := range names {
 		o := in.Observed[name].Object
 		rendering.Resources = append(rendering.Resources, Resource{Name: name, Object: LastApplied(o)})
-		warnings = append(warnings, Warning{Reason: kaasv1alpha1.ReasonUnknownResourceKept, Message: fmt.Sprintf(
+		warnings = append(warnings, Event{Type: EventWarning, Reason: kaasv1alpha1.ReasonUnknownResourceKept, Message: fmt.Sprintf(
 			"composed resource %s (%s %s) is not one this version of the function renders; it can hold a cluster or its credentials, so it is kept as it was last applied rather than deleted: delete it by hand once it is not needed",
 			name, o.GetKind(), o.GetName())})
 	}

@@ -75,11 +75,8 @@ func ZoneChangeRefused(index int, pool string, running, asked []string, defaulte
 // defaults something else: the message of the EnvironmentUpToDate condition. spec is the
 // defaulted spec and kept the record of what the environment defaulted for it.
 func EnvironmentChanges(spec *kaasv1alpha1.ClusterSpec, env *Environment, kept *kaasv1alpha1.DefaultedValues) []string {
+	// A minor no longer offered is the VersionSupported condition's (versionCondition).
 	var out []string
-	if v, err := ParseVersion(spec.Kubernetes.Version); err == nil && !slices.Contains(env.Catalog.KubernetesVersions, v.MinorString()) {
-		out = append(out, fmt.Sprintf("spec.kubernetes.version: %s is no longer offered (data.catalog.kubernetesVersions: %s); the cluster keeps running it: upgrade to an offered minor",
-			v.MinorString(), strings.Join(env.Catalog.KubernetesVersions, ", ")))
-	}
 	if kept != nil && kept.Network != nil {
 		d := env.Defaults.Network
 		n := kept.Network

@@ -179,24 +179,3 @@ func TestRefusalsSayWhereADefaultCameFrom(t *testing.T) {
 		}
 	}
 }
-
-// TestEnvironmentChangesNameAMinorLeavingTheCatalog: a cluster whose running minor the
-// environment no longer offers is told so, with what is offered; one on an offered minor
-// is not.
-func TestEnvironmentChangesNameAMinorLeavingTheCatalog(t *testing.T) {
-	env := testEnvironment()
-	env.Catalog.KubernetesVersions = []string{"1.34", "1.35"}
-	for _, tc := range []struct {
-		version string
-		want    []string
-	}{
-		{"1.33.9", []string{"spec.kubernetes.version: 1.33 is no longer offered (data.catalog.kubernetesVersions: 1.34, 1.35); the cluster keeps running it: upgrade to an offered minor"}},
-		{"1.33", []string{"spec.kubernetes.version: 1.33 is no longer offered (data.catalog.kubernetesVersions: 1.34, 1.35); the cluster keeps running it: upgrade to an offered minor"}},
-		{"1.34.2", nil},
-	} {
-		spec := kaasv1alpha1.ClusterSpec{Kubernetes: kaasv1alpha1.KubernetesSpec{Version: tc.version}}
-		if diff := cmp.Diff(tc.want, EnvironmentChanges(&spec, env, nil)); diff != "" {
-			t.Errorf("%s: -want +got:\n%s", tc.version, diff)
-		}
-	}
-}

@@ -33,7 +33,7 @@ func BenchmarkRunFunction(b *testing.B) {
 			start := cpuTime()
 			for b.Loop() {
 				rsp, err := fn.RunFunction(context.Background(), req)
-				if err != nil || len(rsp.GetResults()) > 0 && rsp.GetResults()[0].GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+				if err != nil || fatalResult(rsp) != nil {
 					b.Fatalf("RunFunction: %v %v", err, rsp.GetResults())
 				}
 			}

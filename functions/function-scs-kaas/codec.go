@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"maps"
+	"time"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -103,4 +104,22 @@ func encodeDesired(req *fnv1.RunFunctionRequest, out *model.Output, namespaced b
 	}
 	desired.Composite = &fnv1.Resource{Resource: s, ConnectionDetails: details, Ready: earlier.GetReady()}
 	return desired, nil
+}
+
+// notReadyFor is how long the observed composite resource has not been Ready, from its
+// Ready condition, which Crossplane sets; zero while it is Ready or says nothing.
+func notReadyFor(req *fnv1.RunFunctionRequest, now time.Time) time.Duration {
+	status := req.GetObserved().GetComposite().GetResource().GetFields()["status"].GetStructValue()
+	for _, c := range status.GetFields()["conditions"].GetListValue().GetValues() {
+		f := c.GetStructValue().GetFields()
+		if f["type"].GetStringValue() != "Ready" || f["status"].GetStringValue() == "True" {
+			continue
+		}
+		since, err := time.Parse(time.RFC3339, f["lastTransitionTime"].GetStringValue())
+		if err != nil || now.Before(since) {
+			return 0
+		}
+		return now.Sub(since)
+	}
+	return 0
 }

@@ -72,8 +72,7 @@ func NewFunction(log logging.Logger) *Function {
 // bad composite would crash the function for every tenant, over and over.
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (rsp *fnv1.RunFunctionResponse, err error) {
 	start := time.Now()
-	var backend string
-	var desired int
+	var facts runFacts
 	defer func() {
 		if p := recover(); p != nil {
 			name := req.GetObserved().GetComposite().GetResource().GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
@@ -83,20 +82,30 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			rsp, err = refuse(newResponse(req, ttlConverging), kaasv1alpha1.ReasonInternalError,
 				errors.New("the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it")), nil
 		}
-		f.metrics.observe(start, backend, rsp, desired)
+		f.metrics.observe(start, rsp, facts)
 	}()
-	rsp, backend, desired = f.runFunction(req)
+	rsp, facts = f.runFunction(req)
 	return rsp, nil
 }
 
-// runFunction answers one request, and says for the metrics which backend the cluster is on
-// and how many resources it desired.
-func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, string, int) {
+// runFacts is what one call tells the metrics beyond its response: the cluster's backend,
+// how many resources it desired, how long its delivered kubeconfig is valid (if it says),
+// and how long it has not been Ready.
+type runFacts struct {
+	backend         string
+	desired         int
+	kubeconfigKnown bool
+	kubeconfigLeft  time.Duration
+	notReadyFor     time.Duration
+}
+
+// runFunction answers one request, and says what the metrics record of it.
+func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, runFacts) {
 	rsp := newResponse(req, ttlConverging)
 
 	in, err := decodeInput(req, f.options)
 	if err != nil {
-		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err), "", 0
+		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err), runFacts{}
 	}
 	in.Now = f.now()
 	// Every log line names the composite; a logger WithValues would encode that name on
@@ -106,30 +115,35 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionR
 	out, err := f.backends.Reconcile(in)
 	if err != nil {
 		f.log.Info("Refusing to render", "xr", xr, "reason", model.ReasonOf(err), "error", err.Error())
-		return refuse(rsp, model.ReasonOf(err), err), "", 0
+		return refuse(rsp, model.ReasonOf(err), err), runFacts{}
 	}
 	// Crossplane fetches what the requirements select and calls again; until then the
 	// response carries no desired state of ours and Crossplane does not act on it.
 	rsp.Requirements = encodeRequirements(out.Requirements)
-	backend := backendRequirements
+	facts := runFacts{backend: backendRequirements}
 	if out.Environment != nil {
-		backend = string(out.Environment.Backend)
+		facts.backend = string(out.Environment.Backend)
 	}
 	if !out.Complete {
-		return rsp, backend, 0
+		return rsp, facts
 	}
 
 	if err := encodeOutput(req, rsp, out, in.Cluster.Namespace != ""); err != nil {
 		// encodeOutput changes the response only once everything is encoded, so the
 		// desired state is still what came in.
-		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err), backend, 0
+		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err), facts
 	}
 	if out.Observation.Ready {
 		rsp.Meta.Ttl = durationpb.New(ttlReady)
 	}
 	f.log.Debug("Rendered", "xr", xr, "backend", out.Environment.Backend, "environment", out.Environment.Name,
 		"phase", out.Status.Phase, "resources", len(out.Rendering.Resources), "unready", unreadyResources{out})
-	return rsp, backend, len(out.Rendering.Resources)
+	facts.desired = len(out.Rendering.Resources)
+	if !out.KubeconfigExpires.IsZero() {
+		facts.kubeconfigKnown, facts.kubeconfigLeft = true, out.KubeconfigExpires.Sub(in.Now)
+	}
+	facts.notReadyFor = notReadyFor(req, in.Now)
+	return rsp, facts
 }
 
 // The SDK's request and response packages are not used: they import controller-runtime
@@ -160,10 +174,18 @@ func warn(rsp *fnv1.RunFunctionResponse, reason, message string) {
 		Reason: ptr.To(reason), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()})
 }
 
+// event adds a Normal result: an event on the composite resource and its claim.
+func event(rsp *fnv1.RunFunctionResponse, reason, message string) {
+	rsp.Results = append(rsp.Results, &fnv1.Result{Severity: fnv1.Severity_SEVERITY_NORMAL, Message: message,
+		Reason: ptr.To(reason), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()})
+}
+
 // refuse ends the pipeline with a Fatal result, which stops Crossplane before it applies or
 // deletes anything, and says why in the Rendered condition of the composite resource and
-// its claim (a Fatal result alone reaches only the composite resource).
+// its claim. A Fatal result alone becomes an event of the composite resource only; the
+// Warning before it, which Crossplane emits before it stops, is the claim's event.
 func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFunctionResponse {
+	warn(rsp, reason, err.Error())
 	rsp.Results = append(rsp.Results, &fnv1.Result{Severity: fnv1.Severity_SEVERITY_FATAL, Message: err.Error(), Reason: ptr.To(reason),
 		Target: fnv1.Target_TARGET_COMPOSITE.Enum()})
 	setCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_FALSE, reason, err.Error())
@@ -195,8 +217,12 @@ func encodeOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, o
 		setCondition(rsp, c.Type, status, c.Reason, c.Message)
 	}
 	setSpecSupported(rsp, out.Rendering.Unsupported)
-	for _, w := range out.Warnings {
-		warn(rsp, w.Reason, w.Message)
+	for _, e := range out.Events {
+		if e.Type == model.EventNormal {
+			event(rsp, e.Reason, e.Message)
+			continue
+		}
+		warn(rsp, e.Reason, e.Message)
 	}
 	return nil
 }

@@ -42,7 +42,11 @@ func refused(reason, msg string) *fnv1.RunFunctionResponse {
 		Desired: &fnv1.State{Resources: map[string]*fnv1.Resource{
 			"platform-extra": {Resource: resource.MustStructJSON(fromPreviousStep)},
 		}},
-		Results: []*fnv1.Result{{Severity: fnv1.Severity_SEVERITY_FATAL, Message: msg, Reason: ptr.To(reason), Target: fnv1.Target_TARGET_COMPOSITE.Enum()}},
+		Results: []*fnv1.Result{
+			// The claim's event: Crossplane emits it before the Fatal result stops it.
+			{Severity: fnv1.Severity_SEVERITY_WARNING, Message: msg, Reason: ptr.To(reason), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()},
+			{Severity: fnv1.Severity_SEVERITY_FATAL, Message: msg, Reason: ptr.To(reason), Target: fnv1.Target_TARGET_COMPOSITE.Enum()},
+		},
 		Conditions: []*fnv1.Condition{{
 			Type: "Rendered", Status: fnv1.Status_STATUS_CONDITION_FALSE, Reason: reason,
 			Message: ptr.To(msg), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum(),

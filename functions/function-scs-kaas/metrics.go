@@ -15,6 +15,8 @@ const (
 	metricRunDuration      = "scs_kaas_function_run_duration_seconds"
 	metricResults          = "scs_kaas_function_results_total"
 	metricDesiredResources = "scs_kaas_function_desired_resources_total"
+	metricKubeconfigExpiry = "scs_kaas_function_kubeconfig_remaining_seconds"
+	metricNotReady         = "scs_kaas_function_not_ready_seconds"
 )
 
 // Values of the backend label besides the backends' types.
@@ -33,6 +35,11 @@ type metrics struct {
 	duration  *prometheus.HistogramVec
 	results   *prometheus.CounterVec
 	resources *prometheus.CounterVec
+	// kubeconfig and notReady are observed once per call on a cluster: the alerts count the
+	// calls that saw a kubeconfig about to expire, or a cluster not Ready for long, in
+	// their buckets (package/monitoring/prometheusrule.yaml).
+	kubeconfig *prometheus.HistogramVec
+	notReady   *prometheus.HistogramVec
 }
 
 func newMetrics() *metrics {
@@ -52,16 +59,30 @@ func newMetrics() *metrics {
 			Name: metricDesiredResources,
 			Help: "Composed resources the function desired, summed over calls, by backend; divided by the calls it is the resources per cluster.",
 		}, []string{"backend"}),
+		kubeconfig: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: metricKubeconfigExpiry,
+			Help: "Time until the delivered kubeconfig's credentials expire (0: expired), observed on every call on a cluster whose kubeconfig says, by backend.",
+			// Expired, within an hour, a day, a week, a month.
+			Buckets: []float64{0, 3600, 86400, 7 * 86400, 30 * 86400},
+		}, []string{"backend"}),
+		notReady: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: metricNotReady,
+			Help: "Time since the composite resource was last Ready (or created), observed on every call on a cluster that is not Ready, by backend.",
+			// Five minutes to a day: creation takes minutes; half an hour is an alert.
+			Buckets: []float64{300, 900, 1800, 3600, 6 * 3600, 86400},
+		}, []string{"backend"}),
 	}
 	// What the default registry carries, which the SDK would serve without a registry of
 	// the function's own.
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.duration, m.results, m.resources)
+		m.duration, m.results, m.resources, m.kubeconfig, m.notReady)
 	return m
 }
 
-// observe records one call: how long it took since start, its results and what it desired.
-func (m *metrics) observe(start time.Time, backend string, rsp *fnv1.RunFunctionResponse, desired int) {
+// observe records one call: how long it took since start, its results and what the call
+// found out.
+func (m *metrics) observe(start time.Time, rsp *fnv1.RunFunctionResponse, facts runFacts) {
+	backend := facts.backend
 	if backend == "" {
 		backend = backendNone
 	}
@@ -70,7 +91,13 @@ func (m *metrics) observe(start time.Time, backend string, rsp *fnv1.RunFunction
 		severity := strings.TrimPrefix(r.GetSeverity().String(), "SEVERITY_")
 		m.results.WithLabelValues(strings.ToUpper(severity[:1])+strings.ToLower(severity[1:]), r.GetReason()).Inc()
 	}
-	if desired > 0 {
-		m.resources.WithLabelValues(backend).Add(float64(desired))
+	if facts.desired > 0 {
+		m.resources.WithLabelValues(backend).Add(float64(facts.desired))
+	}
+	if facts.kubeconfigKnown {
+		m.kubeconfig.WithLabelValues(backend).Observe(max(0, facts.kubeconfigLeft.Seconds()))
+	}
+	if facts.notReadyFor > 0 {
+		m.notReady.WithLabelValues(backend).Observe(facts.notReadyFor.Seconds())
 	}
 }

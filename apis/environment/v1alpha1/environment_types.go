@@ -98,6 +98,13 @@ type Catalog struct {
 	// Zones are the failure zones offered. Node pools without zones spread over all of them.
 	// +optional
 	Zones []string `json:"zones,omitempty"`
+
+	// KubernetesVersionLifecycle marks offered minors as deprecated or expiring, keyed by
+	// minor (such as "1.33"), as a Gardener CloudProfile classifies its versions. A cluster
+	// running such a minor says so in its VersionSupported condition and in Warning events,
+	// and kubectl scs fleet lists it as due.
+	// +optional
+	KubernetesVersionLifecycle map[string]kaasv1alpha1.VersionLifecycle `json:"kubernetesVersionLifecycle,omitempty"`
 }
 
 // Defaults fill portable fields that a claim leaves out.

@@ -6,6 +6,7 @@ package v1alpha1
 
 import (
 	"encoding/json"
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -51,6 +52,13 @@ func (in *Catalog) DeepCopyInto(out *Catalog) {
 		in, out := &in.Zones, &out.Zones
 		*out = make([]string, len(*in))
 		copy(*out, *in)
+	}
+	if in.KubernetesVersionLifecycle != nil {
+		in, out := &in.KubernetesVersionLifecycle, &out.KubernetesVersionLifecycle
+		*out = make(map[string]kaasv1alpha1.VersionLifecycle, len(*in))
+		for key, val := range *in {
+			(*out)[key] = *val.DeepCopy()
+		}
 	}
 }
 

@@ -41,6 +41,12 @@ const (
 	// It follows the kstatus convention, so that Flux and other kstatus readers report a
 	// refused cluster as Failed rather than as in progress forever (docs/gitops.md).
 	ConditionStalled = "Stalled"
+
+	// ConditionVersionSupported says where the minor the cluster runs is in its life in
+	// the environment's catalog, and whether an upgrade path is offered: False once the
+	// minor is no longer offered or has expired; True, with a reason that warns, while it
+	// is deprecated or expiring.
+	ConditionVersionSupported = "VersionSupported"
 )
 
 // Reasons of the BackendSynced condition.
@@ -133,4 +139,29 @@ const (
 	// the function does not render but keeps, because it can hold a cluster or its
 	// credentials.
 	ReasonUnknownResourceKept = "UnknownResourceKept"
+)
+
+// Reasons of the VersionSupported condition; all but VersionOffered and VersionUnknown are
+// also the reasons of the Warning events while they hold.
+const (
+	// ReasonVersionOffered: the environment offers the minor, neither deprecated nor
+	// expiring; the message says whether the next minor is offered.
+	ReasonVersionOffered = "VersionOffered"
+	// ReasonVersionDeprecated: the environment marks the minor deprecated.
+	ReasonVersionDeprecated = "VersionDeprecated"
+	// ReasonVersionExpiring: the minor's expiration date is less than a month away.
+	ReasonVersionExpiring = "VersionExpiring"
+	// ReasonVersionExpired: the minor's expiration date has passed (False).
+	ReasonVersionExpired = "VersionExpired"
+	// ReasonVersionNotOffered: the environment's catalog no longer lists the minor (False).
+	ReasonVersionNotOffered = "VersionNotOffered"
+	// ReasonVersionUnknown: the version is not one the function can read (Unknown).
+	ReasonVersionUnknown = "VersionUnknown"
+)
+
+// Reasons of Normal events.
+const (
+	// ReasonUpgradeStarted: the spec asks for a newer minor than the cluster runs; the
+	// backend is upgrading it.
+	ReasonUpgradeStarted = "UpgradeStarted"
 )

@@ -1,5 +1,7 @@
 package v1alpha1
 
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 // ClusterStatus is the normalised status of a cluster, the same for every backend.
 // Crossplane adds the conditions (Ready, Synced) and the condition types of this API
 // (see the Condition* constants) next to these fields.
@@ -82,6 +84,37 @@ type OfferedStatus struct {
 	//
 	// +optional
 	NextMinor string `json:"nextMinor,omitempty"`
+
+	// Lifecycle is what the environment's catalog says of the minor the cluster runs
+	// (before it runs, the spec's): offered or not, deprecated, and when it expires.
+	//
+	// +optional
+	Lifecycle *MinorLifecycle `json:"lifecycle,omitempty"`
+}
+
+// VersionLifecycle is where an offered minor is in its life, as the environment's catalog
+// says.
+type VersionLifecycle struct {
+	// Deprecated: the minor is still offered, but clusters should move on.
+	//
+	// +optional
+	Deprecated bool `json:"deprecated,omitempty"`
+
+	// ExpirationDate is when the environment stops supporting the minor.
+	//
+	// +optional
+	ExpirationDate *metav1.Time `json:"expirationDate,omitempty"`
+}
+
+// MinorLifecycle is where the minor a cluster runs is in its life.
+type MinorLifecycle struct {
+	// Minor is the minor the cluster runs, such as "1.33".
+	Minor string `json:"minor"`
+
+	// Offered: the environment's catalog still lists the minor.
+	Offered bool `json:"offered"`
+
+	VersionLifecycle `json:",inline"`
 }
 
 // DefaultedValues are the values an environment filled in for one cluster.
