@@ -48,8 +48,9 @@ func (a *App) newFleetCommand(flags *genericclioptions.ConfigFlags) *cobra.Comma
 		Long: `List the SCSClusters of every namespace the user can read: namespace, name,
 environment, backend, the version it runs, its phase, the minor its environment offers
 next ("none": no upgrade path is offered), when its kubeconfig expires, and what is due:
-its running minor no longer offered by its environment's catalog, or its kubeconfig
-expired or expiring within --within days.
+its running minor no longer offered by its environment's catalog, deprecated, expired or
+expiring within --within days (data.catalog.kubernetesVersionLifecycle), or its
+kubeconfig expired or expiring within --within days.
 
 --due exits 5 when any cluster is due, for a cron job or a CI pipeline.`,
 		Example: `  kubectl scs fleet
@@ -70,9 +71,43 @@ expired or expiring within --within days.
 		},
 	}
 	cmd.Flags().BoolVar(&o.due, "due", false, "Exit 5 when any cluster is due")
-	cmd.Flags().IntVar(&o.within, "within", 7, "Days ahead in which an expiring kubeconfig is due")
+	cmd.Flags().IntVar(&o.within, "within", 7, "Days ahead in which an expiring minor or kubeconfig is due")
 	addOutputFlag(cmd, &o.output, outputTable, outputYAML, outputJSON)
 	return cmd
+}
+
+// minorDue says what is due about the minor a cluster runs: no longer offered, deprecated or
+// expiring before horizon, from the lifecycle its status reports (status.offered.lifecycle);
+// a cluster whose function predates that field is judged by the offered minors alone.
+func minorDue(obj *unstructured.Unstructured, version string, now, horizon time.Time) []string {
+	offered, _, _ := unstructured.NestedStringSlice(obj.Object, "status", "offered", "kubernetesVersions")
+	life, found, _ := unstructured.NestedMap(obj.Object, "status", "offered", "lifecycle")
+	if !found {
+		v, err := model.ParseVersion(version)
+		if err != nil || len(offered) == 0 || slices.Contains(offered, v.MinorString()) {
+			return nil
+		}
+		return []string{fmt.Sprintf("minor %s no longer offered (offered: %s)", v.MinorString(), strings.Join(offered, ", "))}
+	}
+	minor, _, _ := unstructured.NestedString(life, "minor")
+	if still, _, _ := unstructured.NestedBool(life, "offered"); !still {
+		return []string{fmt.Sprintf("minor %s no longer offered (offered: %s)", minor, strings.Join(offered, ", "))}
+	}
+	var due []string
+	if deprecated, _, _ := unstructured.NestedBool(life, "deprecated"); deprecated {
+		due = append(due, "minor "+minor+" deprecated")
+	}
+	if s, _, _ := unstructured.NestedString(life, "expirationDate"); s != "" {
+		expires, err := time.Parse(time.RFC3339, s)
+		switch {
+		case err != nil:
+		case !now.Before(expires):
+			due = append(due, "minor "+minor+" expired "+expires.UTC().Format(time.DateOnly))
+		case expires.Before(horizon):
+			due = append(due, "minor "+minor+" expires "+expires.UTC().Format(time.DateOnly))
+		}
+	}
+	return due
 }
 
 // validUntil is how KubeconfigReady says until when a delivered kubeconfig is valid.
@@ -99,10 +134,7 @@ func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
 			f.KubeconfigUntil = m[1]
 			until, _ = time.Parse(time.RFC3339, m[1])
 		}
-		offered, _, _ := unstructured.NestedStringSlice(obj.Object, "status", "offered", "kubernetesVersions")
-		if v, err := model.ParseVersion(strings.TrimPrefix(f.Version, "v")); err == nil && len(offered) > 0 && !slices.Contains(offered, v.MinorString()) {
-			f.Due = append(f.Due, fmt.Sprintf("minor %s no longer offered (offered: %s)", v.MinorString(), strings.Join(offered, ", ")))
-		}
+		f.Due = append(f.Due, minorDue(obj, f.Version, now, horizon)...)
 		switch {
 		case kubeconfig.Reason == kaasv1alpha1.ReasonKubeconfigExpired:
 			f.Due = append(f.Due, "kubeconfig expired")

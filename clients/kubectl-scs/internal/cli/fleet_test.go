@@ -10,7 +10,10 @@ import (
 )
 
 // fleetMember is an SCSCluster of the fleet with the status the function writes.
-func fleetMember(t *testing.T, namespace, name, backend, version, nextMinor, offered, kubeconfig string) *unstructured.Unstructured {
+func fleetMember(t *testing.T, namespace, name, backend, version, nextMinor, offered, lifecycle, kubeconfig string) *unstructured.Unstructured {
+	if lifecycle != "" {
+		lifecycle = ", lifecycle: " + lifecycle
+	}
 	return object(t, fmt.Sprintf(`
 apiVersion: kaas.scs.community/v1alpha1
 kind: SCSCluster
@@ -22,31 +25,38 @@ status:
   phase: Ready
   backend: {type: %s, environment: %s-regionone}
   kubernetes: {version: %s}
-  offered: {kubernetesVersions: [%s], nextMinor: %q}
+  offered: {kubernetesVersions: [%s], nextMinor: %q%s}
   conditions:
   - %s
-`, name, namespace, backend, backend, version, offered, nextMinor, kubeconfig))
+`, name, namespace, backend, backend, version, offered, nextMinor, lifecycle, kubeconfig))
 }
 
 // TestFleet: the fleet over every namespace says what is due: a running minor the catalog
-// no longer offers, a kubeconfig expired or expiring within
-// --within days (the clock of the tests is 2026-12-01T12:00Z); --due exits 5 then.
+// no longer offers, marks deprecated or expiring within --within days, a kubeconfig expired
+// or expiring within --within days (the clock of the tests is 2026-12-01T12:00Z); --due exits 5 then.
 func TestFleet(t *testing.T) {
 	delivered := func(until string) string {
 		return `{type: KubeconfigReady, status: "True", reason: Delivered, message: "the connection secret holds the cluster's kubeconfig, valid until ` + until + `"}`
 	}
 	members := []*unstructured.Unstructured{
-		fleetMember(t, "team1", "fine", "gardener", "1.34.2", "1.35", `"1.33", "1.34", "1.35"`, delivered("2027-06-01T00:00:00Z")),
-		fleetMember(t, "team1", "old", "clusterstack", "v1.33.9", "1.34", `"1.34", "1.35"`, delivered("2027-06-01T00:00:00Z")),
-		fleetMember(t, "team2", "expired", "magnum", "1.34.3", "", `"1.33", "1.34"`,
+		fleetMember(t, "team1", "fine", "gardener", "1.34.2", "1.35", `"1.33", "1.34", "1.35"`, `{minor: "1.34", offered: true}`, delivered("2027-06-01T00:00:00Z")),
+		// Written by a function that predates status.offered.lifecycle.
+		fleetMember(t, "team1", "old", "clusterstack", "v1.33.9", "1.34", `"1.34", "1.35"`, "", delivered("2027-06-01T00:00:00Z")),
+		fleetMember(t, "team1", "gone", "gardener", "1.32.1", "", `"1.34", "1.35"`, `{minor: "1.32", offered: false}`, delivered("2027-06-01T00:00:00Z")),
+		fleetMember(t, "team1", "deprecated", "magnum", "1.33.1", "1.34", `"1.33", "1.34"`, `{minor: "1.33", offered: true, deprecated: true, expirationDate: "2027-03-01T00:00:00Z"}`, delivered("2027-06-01T00:00:00Z")),
+		fleetMember(t, "team1", "sunset", "gardener", "1.33.4", "1.34", `"1.33", "1.34", "1.35"`, `{minor: "1.33", offered: true, expirationDate: "2026-12-06T00:00:00Z"}`, delivered("2027-06-01T00:00:00Z")),
+		fleetMember(t, "team2", "expired", "magnum", "1.34.3", "", `"1.33", "1.34"`, `{minor: "1.34", offered: true}`,
 			`{type: KubeconfigReady, status: "False", reason: Expired, message: "the delivered kubeconfig's credentials expired at 2026-11-30T00:00:00Z and the backend has not delivered renewed ones"}`),
-		fleetMember(t, "team2", "soon", "clusterstack", "v1.34.7", "1.35", `"1.33", "1.34", "1.35"`, delivered("2026-12-05T12:00:00Z")),
+		fleetMember(t, "team2", "soon", "clusterstack", "v1.34.7", "1.35", `"1.33", "1.34", "1.35"`, `{minor: "1.34", offered: true}`, delivered("2026-12-05T12:00:00Z")),
 	}
-	const table = `NAMESPACE   NAME      ENVIRONMENT              BACKEND        VERSION   PHASE   NEXT MINOR   KUBECONFIG UNTIL       DUE
-team1       fine      gardener-regionone       gardener       1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
-team1       old       clusterstack-regionone   clusterstack   v1.33.9   Ready   1.34         2027-06-01T00:00:00Z   minor 1.33 no longer offered (offered: 1.34, 1.35)
-team2       expired   magnum-regionone         magnum         1.34.3    Ready   none         -                      kubeconfig expired
-team2       soon      clusterstack-regionone   clusterstack   v1.34.7   Ready   1.35         2026-12-05T12:00:00Z   kubeconfig expires 2026-12-05T12:00:00Z
+	const table = `NAMESPACE   NAME         ENVIRONMENT              BACKEND        VERSION   PHASE   NEXT MINOR   KUBECONFIG UNTIL       DUE
+team1       deprecated   magnum-regionone         magnum         1.33.1    Ready   1.34         2027-06-01T00:00:00Z   minor 1.33 deprecated
+team1       fine         gardener-regionone       gardener       1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
+team1       gone         gardener-regionone       gardener       1.32.1    Ready   none         2027-06-01T00:00:00Z   minor 1.32 no longer offered (offered: 1.34, 1.35)
+team1       old          clusterstack-regionone   clusterstack   v1.33.9   Ready   1.34         2027-06-01T00:00:00Z   minor 1.33 no longer offered (offered: 1.34, 1.35)
+team1       sunset       gardener-regionone       gardener       1.33.4    Ready   1.34         2027-06-01T00:00:00Z   minor 1.33 expires 2026-12-06
+team2       expired      magnum-regionone         magnum         1.34.3    Ready   none         -                      kubeconfig expired
+team2       soon         clusterstack-regionone   clusterstack   v1.34.7   Ready   1.35         2026-12-05T12:00:00Z   kubeconfig expires 2026-12-05T12:00:00Z
 `
 	for _, tc := range []struct {
 		name   string
@@ -56,7 +66,7 @@ team2       soon      clusterstack-regionone   clusterstack   v1.34.7   Ready   
 		code   int
 	}{
 		{name: "every namespace, what is due", args: []string{"fleet"}, stdout: table},
-		{name: "--due exits 5 when any is", args: []string{"fleet", "--due"}, stdout: table, stderr: "error: 3 clusters are due\n", code: ExitDue},
+		{name: "--due exits 5 when any is", args: []string{"fleet", "--due"}, stdout: table, stderr: "error: 6 clusters are due\n", code: ExitDue},
 		{name: "an output format fleet has not", args: []string{"fleet", "-o", "name"},
 			stderr: "error: unknown output format \"name\": use one of yaml|json\n", code: ExitUsage},
 	} {
@@ -88,8 +98,9 @@ team2       soon      clusterstack-regionone   clusterstack   v1.34.7   Ready   
 	if err := jsonUnmarshal(stdout, &got); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout)
 	}
-	if got.Due != 2 || code != ExitDue || len(got.Clusters) != 4 || got.Clusters[3].Name != "soon" || got.Clusters[3].Due != nil {
-		t.Errorf("--within 1: due %d, exit %d, clusters %+v; want 2 due (the expiring kubeconfig not yet), exit %d", got.Due, code, got.Clusters, ExitDue)
+	if got.Due != 4 || code != ExitDue || len(got.Clusters) != 7 || got.Clusters[4].Name != "sunset" || got.Clusters[4].Due != nil ||
+		got.Clusters[6].Name != "soon" || got.Clusters[6].Due != nil {
+		t.Errorf("--within 1: due %d, exit %d, clusters %+v; want 4 due (the expiring minor and kubeconfig not yet), exit %d", got.Due, code, got.Clusters, ExitDue)
 	}
 }
 

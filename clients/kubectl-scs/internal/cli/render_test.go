@@ -39,6 +39,7 @@ Rendered SCSCluster team1/dev (namespaced flavour) for backend gardener in envir
   BackendReady: False (Creating): the Shoot does not exist in the garden cluster yet
   KubeconfigReady: False (Pending): waiting for Gardener to advertise the Shoot's API server (status.advertisedAddresses); then provider-gardener-kubeconfig requests an admin kubeconfig from the garden
   EnvironmentUpToDate: True (UpToDate): the cluster uses what environment gardener-regionone offers and defaults
+  VersionSupported: True (VersionOffered): 1.34 is offered by environment gardener-regionone; the next minor, 1.35, is offered
   BackendSynced: Unknown (ApplyPending): waiting for gardener-shoot to be reported applied
 `
 
@@ -82,6 +83,7 @@ Rendered XSCSCluster shop-x7k2p (legacy flavour) for backend gardener in environ
   BackendReady: True (Healthy): the Shoot is reconciled and all health checks pass
   KubeconfigReady: True (Delivered): the connection secret holds an admin kubeconfig of the Shoot, valid until 2026-11-30T10:00:00Z and renewed before then
   EnvironmentUpToDate: True (UpToDate): the cluster uses what environment gardener-regionone offers and defaults
+  VersionSupported: True (VersionOffered): 1.34 is offered by environment gardener-regionone; the next minor, 1.35, is offered
   BackendSynced: True (Synced): every native object is applied as rendered
 `,
 		},
