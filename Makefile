@@ -88,7 +88,7 @@ unit: ## Unit tests of the product module (fast, no tools needed).
 # The tools come first so that tests which need kube-apiserver (the provider's) run rather
 # than skip.
 .PHONY: test
-test: lint tools-controlplane test-modules fuzz test-render e2e package ## Every test (CI runs this): lint, unit, XRD, schemas, upstream validation, fuzzing, render, end-to-end, packages.
+test: lint tools-controlplane tools-promtool test-modules fuzz test-render e2e package ## Every test (CI runs this): lint, unit, XRD, schemas, upstream validation, fuzzing, render, end-to-end, packages.
 
 .PHONY: test-modules
 test-modules: ## Tests of every Go module (XRD freshness and admission rules, Gardener's validation).

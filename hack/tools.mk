@@ -37,6 +37,9 @@ endif
 ifndef SCS_KAAS_TOOL_GOLANGCI_LINT
 SCS_KAAS_TOOL_GOLANGCI_LINT := $(shell $(TOOLS_BUILD) --dir golangci-lint)
 endif
+ifndef SCS_KAAS_TOOL_PROMTOOL
+SCS_KAAS_TOOL_PROMTOOL := $(shell $(TOOLS_BUILD) --dir promtool)
+endif
 ifndef SCS_KAAS_TOOL_OPENTOFU
 SCS_KAAS_TOOL_OPENTOFU := $(shell $(TOOLS_BUILD) --dir opentofu)
 endif
@@ -44,7 +47,7 @@ endif
 export SCS_KAAS_TOOL_KUBERNETES SCS_KAAS_TOOL_ETCD SCS_KAAS_TOOL_CROSSPLANE \
 	SCS_KAAS_TOOL_CROSSPLANE_CLI SCS_KAAS_TOOL_PROVIDER_KUBERNETES SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING \
 	SCS_KAAS_TOOL_CLUSTER_API SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK SCS_KAAS_TOOL_OPENTOFU \
-	SCS_KAAS_TOOL_GARDENER_APISERVER
+	SCS_KAAS_TOOL_GARDENER_APISERVER SCS_KAAS_TOOL_PROMTOOL
 
 KUBECTL := $(SCS_KAAS_TOOL_KUBERNETES)/kubectl
 KUBE_APISERVER := $(SCS_KAAS_TOOL_KUBERNETES)/kube-apiserver
@@ -68,7 +71,7 @@ GOLANGCI_LINT := $(SCS_KAAS_TOOL_GOLANGCI_LINT)/golangci-lint
 
 .PHONY: tools-all tools-list tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
 	tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-gardener-apiserver \
-	tools-controlplane
+	tools-promtool tools-controlplane
 
 # Build every pinned tool (first run 30-50 min on 2 cores, then a no-op). Named
 # tools-all so that it does not clash with a top-level `tools` target.
@@ -79,7 +82,7 @@ tools-list: ## List the pinned tools.
 	@$(TOOLS_BUILD) --list
 
 tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
-tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-gardener-apiserver:
+tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-gardener-apiserver tools-promtool:
 	@$(TOOLS_BUILD) $(patsubst tools-%,%,$@) >/dev/null
 
 tools-controlplane: ## What the local control plane needs (not the CLI).

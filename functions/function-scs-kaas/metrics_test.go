@@ -2,32 +2,28 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crossplane/function-sdk-go/logging"
-	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
 )
 
-// TestMetricsCountWhatTheFunctionDid: after a refusal, a first call and a Ready cluster of
-// every backend, the function's metrics say so: the refusal under its reason, a duration
-// observed per backend, the composed resources desired per backend.
+// TestMetricsCountWhatTheFunctionDid: after a refusal, a first call, a Ready cluster of
+// every backend and a Cluster API cluster not Ready for 45 minutes whose kubeconfig expires
+// in twelve hours, the function's metrics say so: the refusal under its reason (a Fatal
+// result and the Warning that is the claim's event), a duration observed per backend, the
+// composed resources desired per backend, the kubeconfig in the bucket of a day, the
+// cluster not Ready in the bucket above half an hour.
 func TestMetricsCountWhatTheFunctionDid(t *testing.T) {
 	f := NewFunction(logging.NewNopLogger())
-	xr := readObject(t, exampleXR)
-	ctx := context.Background()
-	if _, err := f.RunFunction(ctx, requestFor(t, xr, nil)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.RunFunction(ctx, requestFor(t, xr, []map[string]any{})); err != nil {
-		t.Fatal(err)
-	}
-	ready := readyClusters(t)
-	for _, c := range ready {
-		if _, err := f.RunFunction(ctx, c.req); err != nil {
+	f.now = func() time.Time { return metricsNow }
+	for _, req := range everyMetricCalls(t) {
+		if _, err := f.RunFunction(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -45,18 +41,27 @@ func TestMetricsCountWhatTheFunctionDid(t *testing.T) {
 				got[key] = m.GetCounter().GetValue()
 			case m.GetHistogram() != nil:
 				got[key] = float64(m.GetHistogram().GetSampleCount())
+				for _, b := range m.GetHistogram().GetBucket() {
+					got[fmt.Sprintf("%s_bucket%s{le=%g}", mf.GetName(), labels(m), b.GetUpperBound())] = float64(b.GetCumulativeCount())
+				}
 			}
 		}
 	}
 	want := map[string]float64{
 		// Two Ready clusters (one per flavour) of each backend, the Cluster Stacks ones
 		// local and remote; the first call only asked for the environments.
-		metricRunDuration + "{backend=clusterstack}":                     4,
-		metricRunDuration + "{backend=gardener}":                         2,
-		metricRunDuration + "{backend=magnum}":                           2,
-		metricRunDuration + "{backend=none}":                             1,
-		metricRunDuration + "{backend=requirements}":                     1,
-		metricResults + "{reason=EnvironmentUnavailable,severity=Fatal}": 1,
+		metricRunDuration + "{backend=clusterstack}":                       5,
+		metricRunDuration + "{backend=gardener}":                           2,
+		metricRunDuration + "{backend=magnum}":                             2,
+		metricRunDuration + "{backend=none}":                               1,
+		metricRunDuration + "{backend=requirements}":                       1,
+		metricResults + "{reason=EnvironmentUnavailable,severity=Fatal}":   1,
+		metricResults + "{reason=EnvironmentUnavailable,severity=Warning}": 1,
+		metricNotReady + "{backend=clusterstack}":                          1,
+		metricNotReady + "_bucket{backend=clusterstack}{le=1800}":          0,
+		metricNotReady + "_bucket{backend=clusterstack}{le=3600}":          1,
+		metricKubeconfigExpiry + "_bucket{backend=clusterstack}{le=3600}":  0,
+		metricKubeconfigExpiry + "_bucket{backend=clusterstack}{le=86400}": 1,
 	}
 	for k, v := range want {
 		if got[k] != v {
@@ -95,9 +100,9 @@ func TestOperationsDocNamesTheMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A refusal and a Ready cluster: every metric has a sample.
 	f := NewFunction(logging.NewNopLogger())
-	for _, req := range []*fnv1.RunFunctionRequest{requestFor(t, readObject(t, exampleXR), []map[string]any{}), readyClusters(t)[0].req} {
+	f.now = func() time.Time { return metricsNow }
+	for _, req := range everyMetricCalls(t) {
 		if _, err := f.RunFunction(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +112,7 @@ func TestOperationsDocNamesTheMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	named := 0
-	want := []string{metricRunDuration, metricResults, metricDesiredResources}
+	want := []string{metricRunDuration, metricResults, metricDesiredResources, metricKubeconfigExpiry, metricNotReady}
 	for _, mf := range families {
 		if !strings.HasPrefix(mf.GetName(), "scs_kaas_") {
 			continue

@@ -36,20 +36,9 @@ func freeAddress(t *testing.T) string {
 // Crossplane does over both protocol versions: every answer is the one RunFunction gives in
 // process, and the metrics count the calls.
 func TestServe(t *testing.T) {
-	addr := freeAddress(t)
 	registry := prometheus.NewRegistry()
 	fn := NewFunction(logging.NewNopLogger())
-	served := make(chan error, 1)
-	go func() {
-		// function.Serve has no way to stop; the server ends with the test binary.
-		served <- function.Serve(fn, function.Listen("tcp", addr), function.Insecure(true),
-			function.WithMetricsServer(freeAddress(t)), function.WithMetricsRegistry(registry))
-	}()
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
+	conn, served := serve(t, fn, registry)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 
@@ -125,4 +114,23 @@ func TestServe(t *testing.T) {
 	if handled != float64(calls) {
 		t.Errorf("grpc_server_handled_total{grpc_method=\"RunFunction\"} = %v, want %d", handled, calls)
 	}
+}
+
+// serve serves fn as main does, through function.Serve with its metrics in registry, and
+// connects to it. served reports an error of function.Serve.
+func serve(t *testing.T, fn *Function, registry *prometheus.Registry) (*grpc.ClientConn, <-chan error) {
+	t.Helper()
+	addr := freeAddress(t)
+	served := make(chan error, 1)
+	go func() {
+		// function.Serve has no way to stop; the server ends with the test binary.
+		served <- function.Serve(fn, function.Listen("tcp", addr), function.Insecure(true),
+			function.WithMetricsServer(freeAddress(t)), function.WithMetricsRegistry(registry))
+	}()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn, served
 }

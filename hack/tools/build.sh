@@ -50,7 +50,7 @@ stamp() {
 
 # load_conf reads tool.conf (plain shell assignments) into globals.
 load_conf() {
-	MODULE="" PACKAGES="" BINARY_NAME="" BINARIES="" LDFLAGS="" ASSETS=""
+	MODULE="" PACKAGES="" BINARY_NAME="" BINARIES="" LDFLAGS="" TAGS="" ASSETS=""
 	# shellcheck disable=SC1090
 	source "$1/tool.conf"
 	[[ -n $MODULE ]] || die "$1/tool.conf needs MODULE"
@@ -82,13 +82,13 @@ go_env() {
 }
 
 # go_build TOOL SRC TARGET PKG... runs `go build -o TARGET PKG...` in SRC with
-# LDFLAGS. Up to three attempts: on an empty module cache a download can fail
+# LDFLAGS and the build tags in TAGS. Up to three attempts: on an empty module cache a download can fail
 # transiently; a real compile error fails again within seconds (cached).
 go_build() {
 	local tool=$1 src=$2 target=$3 attempt
 	shift 3
 	for attempt in 1 2 3; do
-		if go_env "$src" go build -trimpath -ldflags "$LDFLAGS" -o "$target" "$@" >&2; then
+		if go_env "$src" go build -trimpath -tags "$TAGS" -ldflags "$LDFLAGS" -o "$target" "$@" >&2; then
 			return
 		fi
 		((attempt < 3)) || die "go build of $tool failed (3 attempts)"

@@ -95,7 +95,7 @@ type OfferedStatus struct {
 // VersionLifecycle is where an offered minor is in its life, as the environment's catalog
 // says.
 type VersionLifecycle struct {
-	// Deprecated: the minor is still offered, but clusters should move on.
+	// Deprecated says that the minor is still offered but clusters should move on.
 	//
 	// +optional
 	Deprecated bool `json:"deprecated,omitempty"`
