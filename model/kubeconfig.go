@@ -167,6 +167,11 @@ func credentialsExpiry(certData, token string) time.Time {
 	return out
 }
 
+// KubeconfigRenewedNote ends the KubeconfigReady message of a backend that renews the
+// kubeconfig before it expires (Gardener's admin kubeconfigs live hours, by design): an
+// expiry date close ahead is then no reason to act.
+const KubeconfigRenewedNote = "and renewed before then"
+
 // KubeconfigExpiryWarning is how long before a delivered kubeconfig expires that the
 // cluster's users are warned, when the backend has not renewed it.
 const KubeconfigExpiryWarning = 7 * 24 * time.Hour

@@ -122,7 +122,7 @@ func kubeconfigVerdict(req *model.Request, shoot *gardencorev1beta1.Shoot, detai
 		c.Status, c.Reason = model.ConditionTrue, kaasv1alpha1.ReasonKubeconfigDelivered
 		c.Message = "the connection secret holds an admin kubeconfig of the Shoot"
 		if expires != "" {
-			c.Message += fmt.Sprintf(", valid until %s and renewed before then", expires)
+			c.Message += fmt.Sprintf(", valid until %s %s", expires, model.KubeconfigRenewedNote)
 		}
 		return true, c
 	}

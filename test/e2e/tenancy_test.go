@@ -203,8 +203,9 @@ func magnumReady(ctx context.Context, t *testing.T, native string) {
 	magnumReadyAt(ctx, t, native, "v1.34.3")
 }
 
-// magnumReadyAt is magnumReady for a cluster that runs coeVersion.
-func magnumReadyAt(ctx context.Context, t *testing.T, native, coeVersion string) {
+// magnumStatusAt writes the status provider-openstack would for a healthy one-pool Magnum
+// cluster that runs coeVersion, and returns its API server's URL.
+func magnumStatusAt(ctx context.Context, t *testing.T, native, coeVersion string) string {
 	t.Helper()
 	c, err := clusterV1s().Get(ctx, native+"-cluster", metav1.GetOptions{})
 	if err != nil {
@@ -215,6 +216,13 @@ func magnumReadyAt(ctx context.Context, t *testing.T, native, coeVersion string)
 		"atProvider": map[string]any{"id": "0f0e0d0c-" + native[len(native)-6:], "apiAddress": api, "coeVersion": coeVersion, "masterCount": int64(1), "nodeCount": int64(2)},
 		"conditions": []any{simulatedCondition("Ready", "True", "Available", "", 0), simulatedCondition("Synced", "True", "ReconcileSuccess", "", 0)},
 	}, managerOpenStack)
+	return api
+}
+
+// magnumReadyAt is magnumReady for a cluster that runs coeVersion.
+func magnumReadyAt(ctx context.Context, t *testing.T, native, coeVersion string) {
+	t.Helper()
+	api := magnumStatusAt(ctx, t, native, coeVersion)
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: native + "-magnum", Namespace: "crossplane-system"},
 		Type:       "connection.crossplane.io/v1alpha1",

@@ -138,7 +138,7 @@ func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
 		switch {
 		case kubeconfig.Reason == kaasv1alpha1.ReasonKubeconfigExpired:
 			f.Due = append(f.Due, "kubeconfig expired")
-		case !until.IsZero() && until.Before(horizon):
+		case !until.IsZero() && until.Before(horizon) && !strings.Contains(kubeconfig.Message, model.KubeconfigRenewedNote):
 			f.Due = append(f.Due, "kubeconfig expires "+f.KubeconfigUntil)
 		}
 		if len(f.Due) > 0 {

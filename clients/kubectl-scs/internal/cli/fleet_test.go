@@ -47,6 +47,9 @@ func TestFleet(t *testing.T) {
 		fleetMember(t, "team1", "sunset", "gardener", "1.33.4", "1.34", `"1.33", "1.34", "1.35"`, `{minor: "1.33", offered: true, expirationDate: "2026-12-06T00:00:00Z"}`, delivered("2027-06-01T00:00:00Z")),
 		fleetMember(t, "team2", "expired", "magnum", "1.34.3", "", `"1.33", "1.34"`, `{minor: "1.34", offered: true}`,
 			`{type: KubeconfigReady, status: "False", reason: Expired, message: "the delivered kubeconfig's credentials expired at 2026-11-30T00:00:00Z and the backend has not delivered renewed ones"}`),
+		// Gardener renews its short-lived admin kubeconfigs: no reason to act.
+		fleetMember(t, "team2", "renewed", "gardener", "1.34.2", "1.35", `"1.33", "1.34", "1.35"`, `{minor: "1.34", offered: true}`,
+			`{type: KubeconfigReady, status: "True", reason: Delivered, message: "the connection secret holds an admin kubeconfig of the Shoot, valid until 2026-12-01T20:00:00Z and renewed before then"}`),
 		fleetMember(t, "team2", "soon", "clusterstack", "v1.34.7", "1.35", `"1.33", "1.34", "1.35"`, `{minor: "1.34", offered: true}`, delivered("2026-12-05T12:00:00Z")),
 	}
 	const table = `NAMESPACE   NAME         ENVIRONMENT              BACKEND        VERSION   PHASE   NEXT MINOR   KUBECONFIG UNTIL       DUE
@@ -56,6 +59,7 @@ team1       gone         gardener-regionone       gardener       1.32.1    Ready
 team1       old          clusterstack-regionone   clusterstack   v1.33.9   Ready   1.34         2027-06-01T00:00:00Z   minor 1.33 no longer offered (offered: 1.34, 1.35)
 team1       sunset       gardener-regionone       gardener       1.33.4    Ready   1.34         2027-06-01T00:00:00Z   minor 1.33 expires 2026-12-06
 team2       expired      magnum-regionone         magnum         1.34.3    Ready   none         -                      kubeconfig expired
+team2       renewed      gardener-regionone       gardener       1.34.2    Ready   1.35         2026-12-01T20:00:00Z   -
 team2       soon         clusterstack-regionone   clusterstack   v1.34.7   Ready   1.35         2026-12-05T12:00:00Z   kubeconfig expires 2026-12-05T12:00:00Z
 `
 	for _, tc := range []struct {
@@ -98,8 +102,8 @@ team2       soon         clusterstack-regionone   clusterstack   v1.34.7   Ready
 	if err := jsonUnmarshal(stdout, &got); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout)
 	}
-	if got.Due != 4 || code != ExitDue || len(got.Clusters) != 7 || got.Clusters[4].Name != "sunset" || got.Clusters[4].Due != nil ||
-		got.Clusters[6].Name != "soon" || got.Clusters[6].Due != nil {
+	if got.Due != 4 || code != ExitDue || len(got.Clusters) != 8 || got.Clusters[4].Name != "sunset" || got.Clusters[4].Due != nil ||
+		got.Clusters[7].Name != "soon" || got.Clusters[7].Due != nil {
 		t.Errorf("--within 1: due %d, exit %d, clusters %+v; want 4 due (the expiring minor and kubeconfig not yet), exit %d", got.Due, code, got.Clusters, ExitDue)
 	}
 }
