@@ -118,7 +118,13 @@ func clusterOf(ctx context.Context, t *testing.T, claimName string) (xr, native 
 // clusterOfIn is clusterOf for a claim in another namespace.
 func clusterOfIn(ctx context.Context, t *testing.T, namespace, claimName string) (xr, native string) {
 	t.Helper()
-	waitFor(ctx, t, deadline, "claim "+namespace+"/"+claimName+" bound to a composite resource with a name in the backend", func(ctx context.Context) (bool, error) {
+	return clusterOfWithin(ctx, t, deadline, namespace, claimName)
+}
+
+// clusterOfWithin is clusterOfIn with another deadline.
+func clusterOfWithin(ctx context.Context, t *testing.T, timeout time.Duration, namespace, claimName string) (xr, native string) {
+	t.Helper()
+	waitFor(ctx, t, timeout, "claim "+namespace+"/"+claimName+" bound to a composite resource with a name in the backend", func(ctx context.Context) (bool, error) {
 		c, err := claimsIn(namespace).Get(ctx, claimName, metav1.GetOptions{})
 		if err != nil {
 			return false, err

@@ -23,6 +23,10 @@ import (
 // scaleSteady is how long the steady state after each step is measured.
 const scaleSteady = 2 * time.Minute
 
+// scaleDeadline bounds each claim's waits in a step: hundreds of claims applied at once
+// queue in Crossplane and the API server for minutes, which is what a step measures.
+const scaleDeadline = 15 * time.Minute
+
 // TestScale grows one control plane to the claim counts in SCS_KAAS_E2E_SCALE (make scale:
 // 50,150,300), spread evenly over the three backends and two teams' namespaces, and
 // measures each step: the time until every native object exists, the time until every
@@ -122,7 +126,7 @@ func (c scaleClaim) spec() map[string]any {
 // waitNative waits until the claim's native object exists.
 func (c scaleClaim) waitNative(ctx context.Context, t *testing.T) {
 	t.Helper()
-	_, native := clusterOfIn(ctx, t, c.namespace, c.name)
+	_, native := clusterOfWithin(ctx, t, scaleDeadline, c.namespace, c.name)
 	*c.native = native
 	ri, name := shoots(), native
 	switch c.backend {
@@ -131,7 +135,7 @@ func (c scaleClaim) waitNative(ctx context.Context, t *testing.T) {
 	case "magnum":
 		ri, name = clusterV1s(), native+"-cluster"
 	}
-	waitFor(ctx, t, faultDeadline, c.backend+" object "+name+" of "+c.namespace+"/"+c.name, func(ctx context.Context) (bool, error) {
+	waitFor(ctx, t, scaleDeadline, c.backend+" object "+name+" of "+c.namespace+"/"+c.name, func(ctx context.Context) (bool, error) {
 		_, err := ri.Get(ctx, name, metav1.GetOptions{})
 		return err == nil, err
 	})
@@ -141,7 +145,7 @@ func (c scaleClaim) waitNative(ctx context.Context, t *testing.T) {
 // shows: under load the composite may be Ready long before the claim hears of it.
 func (c scaleClaim) waitReady(ctx context.Context, t *testing.T) {
 	t.Helper()
-	waitFor(ctx, t, faultDeadline, "claim "+c.namespace+"/"+c.name+" Ready", func(ctx context.Context) (bool, error) {
+	waitFor(ctx, t, scaleDeadline, "claim "+c.namespace+"/"+c.name+" Ready", func(ctx context.Context) (bool, error) {
 		claim, err := claimsIn(c.namespace).Get(ctx, c.name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
