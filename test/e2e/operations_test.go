@@ -78,9 +78,9 @@ func TestOperateTheFleet(t *testing.T) {
 
 	t.Run("an upgrade under way", func(t *testing.T) {
 		apply(ctx, t, newClaim(magnum, magnumSpec("1.34", "SCS-4V-8", false)))
-		waitEvents(ctx, t, magnum, corev1.EventTypeNormal, kaasv1alpha1.ReasonUpgradeStarted, "upgrading from v1.33.5 to 1.34")
+		waitEvents(ctx, t, magnum, corev1.EventTypeNormal, kaasv1alpha1.ReasonUpgradeStarted, "upgrading from 1.33.5 to 1.34")
 		magnumStatusAt(ctx, t, magnumNative, "v1.34.3")
-		waitClaim(ctx, t, deadline, magnum, "status.kubernetes.version v1.34.3", fieldIs("v1.34.3", "status", "kubernetes", "version"))
+		waitClaim(ctx, t, deadline, magnum, "status.kubernetes.version 1.34.3", fieldIs("1.34.3", "status", "kubernetes", "version"))
 	})
 
 	t.Run("a refused edit", func(t *testing.T) {
@@ -94,21 +94,28 @@ func TestOperateTheFleet(t *testing.T) {
 	})
 
 	t.Run("the KubeadmControlPlane rotates a kubeconfig about to expire", func(t *testing.T) {
+		// Crossplane passes connection details on to a claim's Secret while the claim is
+		// Ready: the cluster is Ready throughout, as a real one is while its kubeconfig
+		// is renewed.
 		const host, port = "203.0.113.41", 6443
-		simulateInfrastructureReady(ctx, t, cp, clusterStackNamespace, capiNative, host, port)
-		issued := waitClusterAPIKubeconfig(ctx, t, cp, clusterStackNamespace, capiNative)
-		waitClaimSecretCert(ctx, t, capi+"-conn", "the KubeadmControlPlane's first", clientCert(t, issued).NotAfter)
+		simulateClusterAPIReady(ctx, t, cp, clusterStackNamespace, capiNative, host, port)
+		t.Cleanup(func() { releaseCluster(context.Background(), t, cp, clusterStackNamespace, capiNative) })
+		issued, err := cp.Client.CoreV1().Secrets(clusterStackNamespace).Get(ctx, capiNative+"-kubeconfig", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitClaimSecretCert(ctx, t, capi+"-conn", "the KubeadmControlPlane's first", clientCert(t, issued.Data["value"]).NotAfter)
 
-		// Paused, Cluster API leaves the Secret as the test writes it: a client
-		// certificate that expires in twelve hours, which the claim warns of.
-		pauseCluster(ctx, t, capiNative, true)
+		// Paused (simulateClusterAvailable pauses it), Cluster API leaves the Secret as
+		// the test writes it: a client certificate that expires in twelve hours, which the
+		// claim warns of.
 		expiring := time.Now().Add(12 * time.Hour).UTC().Truncate(time.Second)
-		writeClusterAPIKubeconfig(ctx, t, capiNative, withClientCert(t, issued, expiring))
+		writeClusterAPIKubeconfig(ctx, t, capiNative, withClientCert(t, issued.Data["value"], expiring))
 		waitClaimSecretCert(ctx, t, capi+"-conn", "the expiring", expiring)
 		waitEvents(ctx, t, capi, corev1.EventTypeWarning, kaasv1alpha1.ReasonKubeconfigExpiring, expiring.Format(time.RFC3339))
 
 		// Released, the KubeadmControlPlane renews a certificate that expires within its
-		// renewal threshold, and the claim's Secret follows.
+		// renewal threshold; reported available again, the claim's Secret follows.
 		pauseCluster(ctx, t, capiNative, false)
 		var rotated time.Time
 		waitFor(ctx, t, deadline, "the KubeadmControlPlane's rotation of "+capiNative+"-kubeconfig", func(ctx context.Context) (bool, error) {
@@ -126,6 +133,7 @@ func TestOperateTheFleet(t *testing.T) {
 			rotated = clientCert(t, s.Data["value"]).NotAfter
 			return rotated.After(time.Now().AddDate(0, 6, 0)), fmt.Errorf("client certificate valid until %s", rotated)
 		})
+		simulateClusterAvailable(ctx, t, cp, clusterStackNamespace, capiNative)
 		waitClaimSecretCert(ctx, t, capi+"-conn", "the rotated", rotated)
 		waitClaim(ctx, t, deadline, capi, "KubeconfigReady valid until "+rotated.UTC().Format(time.RFC3339), func(c *unstructured.Unstructured) error {
 			if cond := conditionOf(c, kaasv1alpha1.ConditionKubeconfigReady); cond.Status != "True" || !strings.Contains(cond.Message, rotated.UTC().Format(time.RFC3339)) {
@@ -133,8 +141,6 @@ func TestOperateTheFleet(t *testing.T) {
 			}
 			return nil
 		})
-		simulateClusterAvailable(ctx, t, cp, clusterStackNamespace, capiNative)
-		t.Cleanup(func() { releaseCluster(context.Background(), t, cp, clusterStackNamespace, capiNative) })
 	})
 
 	t.Run("kubectl scs fleet lists exactly the due cluster", func(t *testing.T) {
@@ -228,7 +234,8 @@ func patchEnvironmentData(ctx context.Context, t *testing.T, name string, data m
 }
 
 // pauseCluster pauses or releases a Cluster, and waits until Cluster API says so: paused,
-// its controllers (the KubeadmControlPlane's included) leave it and what it owns alone.
+// its controllers (the KubeadmControlPlane's included) leave it and what it owns alone;
+// released, they take it up again.
 func pauseCluster(ctx context.Context, t *testing.T, native string, paused bool) {
 	t.Helper()
 	patch := fmt.Sprintf(`{"spec":{"paused":%t}}`, paused)
