@@ -118,7 +118,7 @@ func TestOperateTheFleet(t *testing.T) {
 		// renewal threshold; reported available again, the claim's Secret follows.
 		pauseCluster(ctx, t, capiNative, false)
 		var rotated time.Time
-		waitFor(ctx, t, deadline, "the KubeadmControlPlane's rotation of "+capiNative+"-kubeconfig", func(ctx context.Context) (bool, error) {
+		waitFor(ctx, t, faultDeadline, "the KubeadmControlPlane's rotation of "+capiNative+"-kubeconfig", func(ctx context.Context) (bool, error) {
 			// A change of the KubeadmControlPlane's annotations starts a reconcile now
 			// rather than at the next resync.
 			kcp := kubeadmControlPlaneOf(ctx, t, capiNative)
@@ -202,7 +202,7 @@ func waitEvents(ctx context.Context, t *testing.T, claim, typ, reason, what stri
 		{claimNamespace, "SCSCluster", claim},
 		{metav1.NamespaceDefault, "XSCSCluster", xr},
 	} {
-		waitFor(ctx, t, deadline, fmt.Sprintf("%s event %s on %s %s", typ, reason, on.kind, on.name), func(ctx context.Context) (bool, error) {
+		waitFor(ctx, t, faultDeadline, fmt.Sprintf("%s event %s on %s %s", typ, reason, on.kind, on.name), func(ctx context.Context) (bool, error) {
 			evs, err := cp.Client.CoreV1().Events(on.namespace).List(ctx, metav1.ListOptions{
 				FieldSelector: "involvedObject.kind=" + on.kind + ",involvedObject.name=" + on.name + ",reason=" + reason})
 			if err != nil {
@@ -277,7 +277,7 @@ func writeClusterAPIKubeconfig(ctx context.Context, t *testing.T, native string,
 // client certificate is valid until notAfter. The kubeconfig itself is never logged.
 func waitClaimSecretCert(ctx context.Context, t *testing.T, secret, which string, notAfter time.Time) {
 	t.Helper()
-	waitFor(ctx, t, deadline, fmt.Sprintf("%s kubeconfig (valid until %s) in %s/%s", which, notAfter.UTC().Format(time.RFC3339), claimNamespace, secret), func(ctx context.Context) (bool, error) {
+	waitFor(ctx, t, faultDeadline, fmt.Sprintf("%s kubeconfig (valid until %s) in %s/%s", which, notAfter.UTC().Format(time.RFC3339), claimNamespace, secret), func(ctx context.Context) (bool, error) {
 		s, err := cp.Client.CoreV1().Secrets(claimNamespace).Get(ctx, secret, metav1.GetOptions{})
 		if err != nil {
 			return false, err
