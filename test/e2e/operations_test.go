@@ -59,11 +59,14 @@ func TestOperateTheFleet(t *testing.T) {
 			_ = claims().Delete(context.Background(), n, metav1.DeleteOptions{})
 		}
 	})
-	for _, n := range []string{old, current} {
+	for n, minor := range map[string]string{old: "1.33", current: "1.34"} {
 		_, native, _ := waitShoot(ctx, t, n)
 		if _, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, native, gardensim.Healthy); err != nil {
 			t.Fatal(err)
 		}
+		// Only a cluster that runs a minor keeps it when the catalog drops it; before, the
+		// minor is a new choice, which the catalog governs.
+		waitClaim(ctx, t, deadline, n, "Ready on "+gardenerPatch[minor], allOf(hasCondition("Ready", "True", ""), fieldIs(gardenerPatch[minor], "status", "kubernetes", "version")))
 	}
 	_, magnumNative, _ := waitClusterV1(ctx, t, magnum)
 	magnumReadyAt(ctx, t, magnumNative, "v1.33.5")
