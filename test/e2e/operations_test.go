@@ -66,7 +66,7 @@ func TestOperateTheFleet(t *testing.T) {
 		}
 		// Only a cluster that runs a minor keeps it when the catalog drops it; before, the
 		// minor is a new choice, which the catalog governs.
-		waitClaim(ctx, t, deadline, n, "Ready on "+gardenerPatch[minor], allOf(hasCondition("Ready", "True", ""), fieldIs(gardenerPatch[minor], "status", "kubernetes", "version")))
+		waitClaim(ctx, t, faultDeadline, n, "status.kubernetes.version "+gardenerPatch[minor], fieldIs(gardenerPatch[minor], "status", "kubernetes", "version"))
 	}
 	_, magnumNative, _ := waitClusterV1(ctx, t, magnum)
 	magnumReadyAt(ctx, t, magnumNative, "v1.33.5")
