@@ -392,8 +392,9 @@ func kubeconfigCondition(obs *Observation, now time.Time) (Condition, *Event) {
 	}
 	until := expires.UTC().Format(time.RFC3339)
 	if !now.Before(expires) {
-		return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonKubeconfigExpired,
-			Message: "the delivered kubeconfig's credentials expired at " + until + " and the backend has not delivered renewed ones"}, nil
+		expired := Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonKubeconfigExpired,
+			Message: "the delivered kubeconfig's credentials expired at " + until + " and the backend has not delivered renewed ones"}
+		return expired, &Event{Type: EventWarning, Reason: kaasv1alpha1.ReasonKubeconfigExpiredWarning, Message: expired.Message}
 	}
 	delivered.Message += ", valid until " + until
 	if expires.Sub(now) < KubeconfigExpiryWarning {

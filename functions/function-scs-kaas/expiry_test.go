@@ -36,11 +36,11 @@ func TestKubeconfigExpiryOnClusterAPIAndMagnum(t *testing.T) {
 			name     string
 			notAfter time.Time
 			reason   string
-			warned   bool
+			warned   string
 		}{
-			{"valid", now.Add(300 * 24 * time.Hour), kaasv1alpha1.ReasonKubeconfigDelivered, false},
-			{"expiring", now.Add(24 * time.Hour), kaasv1alpha1.ReasonKubeconfigDelivered, true},
-			{"expired", now.Add(-time.Minute), kaasv1alpha1.ReasonKubeconfigExpired, false},
+			{"valid", now.Add(300 * 24 * time.Hour), kaasv1alpha1.ReasonKubeconfigDelivered, ""},
+			{"expiring", now.Add(24 * time.Hour), kaasv1alpha1.ReasonKubeconfigDelivered, kaasv1alpha1.ReasonKubeconfigExpiring},
+			{"expired", now.Add(-time.Minute), kaasv1alpha1.ReasonKubeconfigExpired, kaasv1alpha1.ReasonKubeconfigExpiredWarning},
 		} {
 			t.Run(c.name+"/"+tc.name, func(t *testing.T) {
 				req := withKubeconfig(t, proto.Clone(c.req).(*fnv1.RunFunctionRequest), c, certKubeconfig(t, tc.notAfter))
@@ -57,12 +57,15 @@ func TestKubeconfigExpiryOnClusterAPIAndMagnum(t *testing.T) {
 				if cond.GetReason() != tc.reason || !strings.Contains(cond.GetMessage(), tc.notAfter.Format(time.RFC3339)) {
 					t.Errorf("KubeconfigReady %s: %s; want %s naming %s", cond.GetReason(), cond.GetMessage(), tc.reason, tc.notAfter.Format(time.RFC3339))
 				}
-				warned := false
+				// The event that goes with the condition: expiring within a week, or expired.
+				var warned string
 				for _, r := range rsp.GetResults() {
-					warned = warned || r.GetReason() == kaasv1alpha1.ReasonKubeconfigExpiring
+					if r.GetSeverity() == fnv1.Severity_SEVERITY_WARNING && strings.HasPrefix(r.GetReason(), "Kubeconfig") {
+						warned = r.GetReason()
+					}
 				}
 				if warned != tc.warned {
-					t.Errorf("warned %v, want %v: %v", warned, tc.warned, rsp.GetResults())
+					t.Errorf("warned %q, want %q: %v", warned, tc.warned, rsp.GetResults())
 				}
 			})
 		}

@@ -121,6 +121,11 @@ func TestTerraform(t *testing.T) {
 	if got := fmt.Sprint(tofu.outputs(ctx)["data_cluster_version"]); got != "1.34" {
 		t.Errorf("data.scs_cluster kubernetes.version = %q, want 1.34", got)
 	}
+	// The apply ends at Ready, while the backend may still report the upgrade (phase
+	// Updating): the phase, an output, settles after it. Refreshed once it has, the state
+	// has nothing left to change, and the plans below compare against a settled cluster.
+	waitClaim(ctx, t, faultDeadline, name, "phase Ready after the update", fieldIs("Ready", "status", "phase"))
+	tofu.must(ctx, "apply", "-refresh-only", "-auto-approve")
 	tofu.noChanges(ctx, "after the update")
 
 	// At plan, what an edit does on the backend: a new machine type rolls the pool's nodes.

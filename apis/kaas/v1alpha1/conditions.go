@@ -117,6 +117,9 @@ const (
 	// ReasonKubeconfigExpiring: a warning that the delivered kubeconfig expires within
 	// KubeconfigExpiryWarning and the backend has not delivered a renewed one yet.
 	ReasonKubeconfigExpiring = "KubeconfigExpiring"
+	// ReasonKubeconfigExpiredWarning: the Warning event while KubeconfigReady is
+	// False/Expired, a reason of its own so that events and metrics say what expired.
+	ReasonKubeconfigExpiredWarning = "KubeconfigExpired"
 	// ReasonKubeconfigStale: the backend's delivery is not observed right now (a provider
 	// restarting, an Object not reported yet, a Secret not read); the connection secret
 	// keeps the kubeconfig delivered earlier, which is not confirmed to work.
