@@ -89,7 +89,7 @@ func TestKubeconfigCondition(t *testing.T) {
 			if tc.kubeconfig != nil {
 				obs.ConnectionDetails[ConnectionKeyKubeconfig] = tc.kubeconfig
 			}
-			c, w := kubeconfigCondition(obs, tc.now)
+			c, w := kubeconfigCondition(obs, kubeconfigExpiry(obs.ConnectionDetails[ConnectionKeyKubeconfig]), tc.now)
 			want := Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: tc.status, Reason: tc.reason, Message: tc.message}
 			if d := cmp.Diff(want, c); d != "" {
 				t.Errorf("condition (-want +got):\n%s", d)

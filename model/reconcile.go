@@ -246,14 +246,14 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	out.Events = append(out.Events, events...)
 	changes := append(EnvironmentChanges(&cluster.Spec, env, out.Status.Defaulted), rendering.EnvironmentChanges...)
 	changes = append(changes, placementChanges...)
+	out.KubeconfigExpires = kubeconfigExpiry(obs.ConnectionDetails[ConnectionKeyKubeconfig])
 	if !slices.ContainsFunc(obs.Conditions, func(c Condition) bool { return c.Type == kaasv1alpha1.ConditionKubeconfigReady }) {
-		c, warning := kubeconfigCondition(obs, in.Now)
+		c, warning := kubeconfigCondition(obs, out.KubeconfigExpires, in.Now)
 		obs.Conditions = append(obs.Conditions, c)
 		if warning != nil {
 			out.Events = append(out.Events, *warning)
 		}
 	}
-	out.KubeconfigExpires = kubeconfigExpiry(obs.ConnectionDetails[ConnectionKeyKubeconfig])
 	obs.Conditions = append(obs.Conditions, environmentCondition(env, changes), version, synced)
 	return out, nil
 }
@@ -378,7 +378,7 @@ func copyStatus(s *kaasv1alpha1.ClusterStatus) kaasv1alpha1.ClusterStatus {
 // one is Expired and one about to expire is warned of: the backend renews it (a
 // KubeadmControlPlane rotates its kubeconfig Secret, which the claim's follows) or the
 // cluster's users must know.
-func kubeconfigCondition(obs *Observation, now time.Time) (Condition, *Event) {
+func kubeconfigCondition(obs *Observation, expires, now time.Time) (Condition, *Event) {
 	raw := obs.ConnectionDetails[ConnectionKeyKubeconfig]
 	if len(raw) == 0 {
 		return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonKubeconfigPending,
@@ -386,7 +386,6 @@ func kubeconfigCondition(obs *Observation, now time.Time) (Condition, *Event) {
 	}
 	delivered := Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonKubeconfigDelivered,
 		Message: "the connection secret holds the cluster's kubeconfig"}
-	expires := kubeconfigExpiry(raw)
 	if expires.IsZero() || now.IsZero() {
 		return delivered, nil
 	}
