@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -290,27 +289,13 @@ func functionMetrics(ctx context.Context, t *testing.T) string {
 	return string(body)
 }
 
-// sumSamples adds up the samples of a Prometheus metric whose labels contain label.
+// sumSamples is metricValue for a metric that must have samples.
 func sumSamples(t *testing.T, metrics, name, label string) float64 {
 	t.Helper()
-	sum, seen := 0.0, false
-	s := bufio.NewScanner(strings.NewReader(metrics))
-	for s.Scan() {
-		line := s.Text()
-		if !strings.HasPrefix(line, name+"{") || !strings.Contains(line, label) {
-			continue
-		}
-		f := strings.Fields(line)
-		v, err := strconv.ParseFloat(f[len(f)-1], 64)
-		if err != nil {
-			t.Fatalf("metric line %q: %v", line, err)
-		}
-		sum, seen = sum+v, true
-	}
-	if !seen {
+	if !strings.Contains(metrics, "\n"+name+"{") {
 		t.Fatalf("the function's metrics have no %s{%s}", name, label)
 	}
-	return sum
+	return metricValue(metrics, name, label)
 }
 
 // cpuSeconds is the user and system CPU time a process has used.
