@@ -44,7 +44,7 @@ func Default(in kaasv1alpha1.ClusterSpec, env *Environment, kept *kaasv1alpha1.D
 		case poolKept && len(k.Zones) > 0:
 			p.Zones = slices.Clone(k.Zones)
 		default:
-			p.Zones = slices.Clone(env.Catalog.Zones)
+			p.Zones = defaultZones(&p, env.Catalog.Zones)
 		}
 		switch {
 		case p.RootDiskGiB != nil:
@@ -56,6 +56,28 @@ func Default(in kaasv1alpha1.ClusterSpec, env *Environment, kept *kaasv1alpha1.D
 		out.NodePools[i] = p
 	}
 	return out
+}
+
+// defaultZones are the zones a new pool that names none is given: as many of the
+// environment's zones, in the catalog's order, as the pool can have nodes (its count, or its
+// autoscaling maximum). A pool of one node then runs in the first zone, where spreading it
+// over three would leave two zones empty, which Gardener refuses for pools that run system
+// components and other backends turn into node groups of size zero. A pool as large as the
+// zones or larger, or one without a size yet, spreads over all of them. Like every default
+// the result is kept for the pool's life (status.defaulted): a pool that grows later stays
+// in its zones, and a team that wants the spread names the zones.
+func defaultZones(pool *kaasv1alpha1.NodePool, offered []string) []string {
+	var size int32
+	switch {
+	case pool.Count != nil:
+		size = *pool.Count
+	case pool.Autoscaling != nil:
+		size = pool.Autoscaling.Max
+	}
+	if size > 0 && int(size) < len(offered) {
+		return slices.Clone(offered[:size])
+	}
+	return slices.Clone(offered)
 }
 
 // defaultNetwork fills the network. Once a cluster has a record of its defaults, the record

@@ -96,8 +96,8 @@ func EnvironmentChanges(spec *kaasv1alpha1.ClusterSpec, env *Environment, kept *
 		}
 		k, ok := keptPool(kept, p.Name)
 		switch {
-		case ok && len(k.Zones) > 0 && len(env.Catalog.Zones) > 0 && !SameSet(k.Zones, env.Catalog.Zones):
-			out = append(out, fmt.Sprintf("%s.zones: pool %s keeps %s from its creation; the environment now offers %s (data.catalog.zones)", fp, p.Name, strings.Join(k.Zones, ", "), strings.Join(env.Catalog.Zones, ", ")))
+		case ok && len(k.Zones) > 0 && len(env.Catalog.Zones) > 0 && !SameSet(k.Zones, defaultZones(&p, env.Catalog.Zones)):
+			out = append(out, fmt.Sprintf("%s.zones: pool %s keeps %s from its creation; a new pool of its size would get %s (data.catalog.zones)", fp, p.Name, strings.Join(k.Zones, ", "), strings.Join(defaultZones(&p, env.Catalog.Zones), ", ")))
 		case len(env.Catalog.Zones) > 0:
 			var gone []string
 			for _, z := range p.Zones {

@@ -17,7 +17,7 @@ func TestDefaultKeepsWhatTheEnvironmentDefaulted(t *testing.T) {
 	created := testEnvironment()
 	created.Defaults.Network.NodeCIDR = ""
 	given := kaasv1alpha1.ClusterSpec{Kubernetes: kaasv1alpha1.KubernetesSpec{Version: "1.34"}, NodePools: []kaasv1alpha1.NodePool{
-		{Name: "a", MachineType: "SCS-4V-8", Count: ptrTo[int32](1)},
+		{Name: "a", MachineType: "SCS-4V-8", Count: ptrTo[int32](3)},
 	}}
 	first := Default(given, created, nil)
 	kept := Defaulted(&given, &first)
@@ -40,14 +40,14 @@ func TestDefaultKeepsWhatTheEnvironmentDefaulted(t *testing.T) {
 	if *got.NodePools[0].RootDiskGiB != 50 || *got.NodePools[1].RootDiskGiB != 80 {
 		t.Errorf("root disks = %d, %d; want 50 kept and 80 for the new pool", *got.NodePools[0].RootDiskGiB, *got.NodePools[1].RootDiskGiB)
 	}
-	if diff := cmp.Diff([]string{"az1", "az4"}, got.NodePools[1].Zones); diff != "" {
-		t.Errorf("new pool b zones: -want (the environment's now), +got:\n%s", diff)
+	if diff := cmp.Diff([]string{"az1"}, got.NodePools[1].Zones); diff != "" {
+		t.Errorf("new pool b zones: -want (the first of the environment's now, one node), +got:\n%s", diff)
 	}
 
 	changes := strings.Join(EnvironmentChanges(&got, edited, Defaulted(&later, &got)), "\n")
 	for _, want := range []string{
 		"spec.network.podCIDR: keeps 100.64.0.0/12 from the cluster's creation; the environment now defaults to 100.96.0.0/11 (data.defaults.network.podCIDR)",
-		"spec.nodePools[0].zones: pool a keeps az1, az2, az3 from its creation; the environment now offers az1, az4 (data.catalog.zones)",
+		"spec.nodePools[0].zones: pool a keeps az1, az2, az3 from its creation; a new pool of its size would get az1, az4 (data.catalog.zones)",
 		"spec.nodePools[0].rootDiskGiB: pool a keeps 50 from its creation; the environment now defaults to 80 (data.defaults.rootDiskGiB)",
 	} {
 		if !strings.Contains(changes, want) {
@@ -65,13 +65,13 @@ func TestDefaultedRecordsOnlyWhatTheUserLeftOut(t *testing.T) {
 		Network:    &kaasv1alpha1.NetworkSpec{PodCIDR: "172.16.0.0/16"},
 		NodePools: []kaasv1alpha1.NodePool{
 			{Name: "explicit", MachineType: "SCS-4V-8", Count: ptrTo[int32](1), Zones: []string{"az1"}, RootDiskGiB: ptrTo[int32](20)},
-			{Name: "zones", MachineType: "SCS-4V-8", Count: ptrTo[int32](1), RootDiskGiB: ptrTo[int32](20)},
+			{Name: "zones", MachineType: "SCS-4V-8", Count: ptrTo[int32](2), RootDiskGiB: ptrTo[int32](20)},
 		},
 	}
 	spec := Default(given, testEnvironment(), nil)
 	want := &kaasv1alpha1.DefaultedValues{
 		Network:   &kaasv1alpha1.DefaultedNetwork{ServiceCIDR: "100.80.0.0/13", NodeCIDR: "10.250.0.0/16", CNI: kaasv1alpha1.CNICilium},
-		NodePools: []kaasv1alpha1.DefaultedNodePool{{Name: "zones", Zones: []string{"az1", "az2", "az3"}}},
+		NodePools: []kaasv1alpha1.DefaultedNodePool{{Name: "zones", Zones: []string{"az1", "az2"}}},
 	}
 	if diff := cmp.Diff(want, Defaulted(&given, &spec)); diff != "" {
 		t.Errorf("Defaulted: -want, +got:\n%s", diff)

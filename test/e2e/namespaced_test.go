@@ -82,8 +82,9 @@ func namespacedBackends() []namespacedBackend {
 				return clusterStackReadyIn(ctx, t, claimNamespace, native)
 			},
 			scale: func(spec map[string]any) ([]string, string) {
+				// The pool was created with one node, so in one zone, where it stays.
 				spec["nodePools"].([]any)[0].(map[string]any)["count"] = int64(3)
-				return []string{"spec", "topology", "workers", "machineDeployments"}, "replicas:1"
+				return []string{"spec", "topology", "workers", "machineDeployments"}, "replicas:3"
 			},
 			release: func(ctx context.Context, t *testing.T, native string) {
 				releaseCluster(ctx, t, cp, claimNamespace, native)

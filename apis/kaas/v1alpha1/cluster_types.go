@@ -159,8 +159,10 @@ type NodePool struct {
 	// +optional
 	Autoscaling *Autoscaling `json:"autoscaling,omitempty"`
 
-	// Zones are the failure zones the pool's nodes spread over. Omitted: the environment's
-	// zones when the pool is created, kept for the pool's life (status.defaulted). Once
+	// Zones are the failure zones the pool's nodes spread over. Omitted: when the pool is
+	// created, as many of the environment's zones, in its catalog's order, as the pool can
+	// have nodes (count, or autoscaling.max), all of them for a larger pool; kept for the
+	// pool's life (status.defaulted), also when the pool grows. Once
 	// the pool exists its zones cannot change: add a new pool for other zones. Leaving
 	// them out is always admitted, so that a refused zone edit can be undone; the function
 	// then checks the zones it would default against what the pool runs.

@@ -74,7 +74,7 @@ var specFields = []field{
 					{Name: "max", JSON: "max", Kind: kInt, Required: true, Description: "The largest number of nodes."},
 				}},
 			{Name: "zones", JSON: "zones", Kind: kStringList,
-				Description: "Failure zones the nodes spread over. Omitted: the environment's zones, kept for the pool's life. Cannot change once the pool exists."},
+				Description: "Failure zones the nodes spread over. Omitted: as many of the environment's zones as the pool can have nodes, the first ones first, kept for the pool's life. Cannot change once the pool exists."},
 			{Name: "labels", JSON: "labels", Kind: kStringMap,
 				Description: "Labels put on every node of the pool."},
 			{Name: "taints", JSON: "taints", Kind: kObjectList,
