@@ -18,10 +18,12 @@ clusters.yaml.example):
     nodes: the number of nodes (default 1)
     zones: the nodes' zones (optional: the environment's)
     timeoutSeconds: how long to wait for Ready (default 3600)
+    labels: labels put on the SCSCluster (optional), so that a provider can tell the suite's
+        clusters from its customers'
     name: the cluster's name (the plugin runner sets it to the cluster id)
 
 Needs python3 with the kubernetes and yaml packages (Debian: python3-kubernetes,
-python3-yaml).
+python3-yaml); the suite's runner also needs click and jinja2.
 """
 
 import base64
@@ -76,10 +78,13 @@ class PluginSCSKaaS(KubernetesClusterPlugin):
         }
         if self.config.get("environment"):
             spec["environment"] = self.config["environment"]
+        metadata = {"name": self.name, "namespace": self.namespace}
+        if self.config.get("labels"):
+            metadata["labels"] = {str(k): str(v) for k, v in self.config["labels"].items()}
         return {
             "apiVersion": f"{GROUP}/{VERSION}",
             "kind": "SCSCluster",
-            "metadata": {"name": self.name, "namespace": self.namespace},
+            "metadata": metadata,
             "spec": spec,
         }
 
