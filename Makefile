@@ -88,7 +88,7 @@ unit: ## Unit tests of the product module (fast, no tools needed).
 # The tools come first so that tests which need kube-apiserver (the provider's) run rather
 # than skip.
 .PHONY: test
-test: lint tools-controlplane tools-promtool test-modules fuzz test-render e2e package ## Every test (CI runs this): lint, unit, XRD, schemas, upstream validation, fuzzing, render, end-to-end, packages.
+test: lint tools-controlplane tools-promtool test-modules fuzz test-render e2e test-playground package ## Every test (CI runs this): lint, unit, XRD, schemas, upstream validation, fuzzing, render, end-to-end, packages.
 
 .PHONY: test-modules
 test-modules: ## Tests of every Go module (XRD freshness and admission rules, Gardener's validation).
@@ -171,22 +171,24 @@ down: playground-down ## Stop the playground: everything make demo started, noth
 CONFORMANCE_ENVIRONMENTS ?= gardener-regionone clusterstack-regionone magnum-regionone
 CONFORMANCE_NAMESPACE ?= team1
 CONFORMANCE_ARGS ?= --minors 1.34 --timeout 5m
+CONFORMANCE_REPORTS ?= $(OUTPUT)/conformance
 KUBECTL_SCS := $(BIN)/kubectl-scs
 .PHONY: conformance
 conformance: ## Run kubectl scs conformance against the playground of make demo on every backend; reports in _output/conformance.
-	@mkdir -p $(OUTPUT)/conformance
+	@mkdir -p $(CONFORMANCE_REPORTS)
 	cd clients/kubectl-scs && go build -o $(KUBECTL_SCS) .
 	@rc=0; for e in $(CONFORMANCE_ENVIRONMENTS); do \
-		echo "$$ kubectl scs conformance -n $(CONFORMANCE_NAMESPACE) --environment $$e $(CONFORMANCE_ARGS) --report _output/conformance/$$e.yaml"; \
+		echo "$$ kubectl scs conformance -n $(CONFORMANCE_NAMESPACE) --environment $$e $(CONFORMANCE_ARGS) --report $(CONFORMANCE_REPORTS)/$$e.yaml"; \
 		$(KUBECTL_SCS) conformance --kubeconfig $(PLAYGROUND_RUN_DIR)/crossplane/kubeconfig -n $(CONFORMANCE_NAMESPACE) \
-			--environment $$e $(CONFORMANCE_ARGS) --report $(OUTPUT)/conformance/$$e.yaml || rc=1; \
+			--environment $$e $(CONFORMANCE_ARGS) --report $(CONFORMANCE_REPORTS)/$$e.yaml || rc=1; \
 	done; exit $$rc
 
-# make simulate CLAIM=dev STATE=healthy|progressing|quota-exceeded [NAMESPACE=team1]
+# make simulate CLAIM=dev [STATE=healthy|progressing|quota-exceeded] [NAMESPACE=team1]: a Shoot
+# gets the state once; a Cluster Stacks or Magnum cluster is played healthy until Ready.
 CLAIM ?= dev
 STATE ?= healthy
 NAMESPACE ?= team1
-simulate: playground-bin ## Play Gardener in the playground: write the status it would write on CLAIM's Shoot (STATE=healthy|progressing|quota-exceeded).
+simulate: playground-bin ## Play CLAIM's backend in the playground: the status Gardener would write on its Shoot (STATE=healthy|progressing|quota-exceeded), or a healthy Cluster Stacks or Magnum backend until it is Ready.
 	$(PLAYGROUND_BIN) simulate --run-dir=$(PLAYGROUND_RUN_DIR) --namespace=$(NAMESPACE) --claim=$(CLAIM) --state=$(STATE)
 
 # The tests build the function (and provider-gardener-kubeconfig) into their own run
@@ -200,6 +202,12 @@ e2e: tools-controlplane tools-opentofu python-deps package ## End-to-end tests o
 	cd test/e2e && $(E2E_GO_TEST) -skip '^Test(Namespaced|Migration)' . ./controlplane/
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^Test(Namespaced|CLI|Terraform)' .
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=migration $(E2E_GO_TEST) -run '^TestMigration' .
+
+# The playground's own test: make demo, make simulate per example cluster, make conformance
+# and make down, run through make from a fresh run directory (test/e2e/cmd/playground).
+.PHONY: test-playground
+test-playground: tools-controlplane ## The README's first commands as a newcomer runs them: demo, simulate, conformance, down, and nothing left behind.
+	cd test/e2e && SCS_KAAS_PLAYGROUND_TEST=1 go test -count=1 -timeout=45m -v -run '^TestPlayground$$' ./cmd/playground/
 
 # make scale SCALE=50,150,300: the claim counts one control plane grows to, step by step.
 SCALE ?= 50,150,300

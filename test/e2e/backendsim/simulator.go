@@ -96,19 +96,36 @@ func (s *Simulator) Step(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	for _, c := range list.Items {
-		ref, _, _ := unstructured.NestedStringMap(c.Object, "status", "backend", "nativeRef")
-		key := c.GetNamespace() + "/" + c.GetName()
-		switch ref["kind"] {
-		case "Shoot":
-			s.report(key, s.shoot(ctx, ref["namespace"], ref["name"]))
-		case "Cluster":
-			s.report(key, s.clusterAPI(ctx, ref["namespace"], ref["name"]))
-		case "ClusterV1":
-			s.report(key, s.magnum(ctx, ref))
-		}
+	for i := range list.Items {
+		c := &list.Items[i]
+		s.report(c.GetNamespace()+"/"+c.GetName(), s.play(ctx, c))
 	}
 	s.report("released", s.releaseDeletedClusters(ctx))
+}
+
+// StepCluster looks once at one SCSCluster, whatever its labels, and writes what its
+// backend would write now: make simulate plays one user's cluster with it.
+func (s *Simulator) StepCluster(ctx context.Context, namespace, name string) error {
+	c, err := s.Crossplane.Dynamic.Resource(scsClusterGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	return s.play(ctx, c)
+}
+
+// play writes what the backend of one SCSCluster would write now; one that has not named
+// its native object yet has nothing to play.
+func (s *Simulator) play(ctx context.Context, c *unstructured.Unstructured) error {
+	ref, _, _ := unstructured.NestedStringMap(c.Object, "status", "backend", "nativeRef")
+	switch ref["kind"] {
+	case "Shoot":
+		return s.shoot(ctx, ref["namespace"], ref["name"])
+	case "Cluster":
+		return s.clusterAPI(ctx, ref["namespace"], ref["name"])
+	case "ClusterV1":
+		return s.magnum(ctx, ref)
+	}
+	return nil
 }
 
 // report logs err for key unless it was the last thing reported for key.

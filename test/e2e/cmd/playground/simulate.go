@@ -6,23 +6,28 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
-// simulate plays Gardener for one claim: no Gardener runs in the playground, so nothing
-// reports on its Shoots until someone writes the status Gardener would write.
+// simulate plays the backend of one claim: no gardenlet, no OpenStack and no Magnum run in
+// the playground, so nothing reports on a cluster until someone writes what they would.
+// For a Shoot it writes the state asked for once; for a Cluster Stacks or Magnum cluster it
+// plays a healthy backend (the recorded workload API servers stand in for the clusters)
+// until the claim is Ready.
 func simulate(args []string) error {
 	fs := flag.NewFlagSet("simulate", flag.ExitOnError)
 	runDir := fs.String("run-dir", defaultRunDir(), "run directory of the playground")
 	namespace := fs.String("namespace", "team1", "namespace of the claim")
-	claim := fs.String("claim", "", "name of the SCSCluster claim whose Shoot gets the status (required)")
-	state := fs.String("state", string(gardensim.Healthy), "what Gardener reports: "+strings.Join(gardensim.States(), ", "))
+	claim := fs.String("claim", "", "name of the SCSCluster whose backend is played (required)")
+	state := fs.String("state", string(gardensim.Healthy), "what the backend reports: "+strings.Join(gardensim.States(), ", ")+" (Gardener); healthy (Cluster Stacks, Magnum)")
 	wait := fs.Duration("wait", 2*time.Minute, "how long to wait until the claim shows it (0: do not wait)")
 	_ = fs.Parse(args)
 	if *claim == "" {
@@ -48,8 +53,15 @@ func simulate(args []string) error {
 	if err != nil {
 		return err
 	}
-	if c.native.Kind != "Shoot" {
-		return fmt.Errorf("claim %s/%s has no Shoot (status.backend.nativeRef: %+v); is its backend Gardener, and has it rendered?", *namespace, *claim, c.native)
+	switch c.native.Kind {
+	case "Shoot":
+	case "Cluster", "ClusterV1":
+		if st != gardensim.Healthy {
+			return fmt.Errorf("--state=%s is one of Gardener's; the backend of %s/%s (a %s) is played healthy", st, *namespace, *claim, c.native.Kind)
+		}
+		return simulateHealthy(ctx, s, *runDir, *namespace, *claim, *wait)
+	default:
+		return fmt.Errorf("claim %s/%s names no native object yet (status.backend.nativeRef: %+v); has it rendered?", *namespace, *claim, c.native)
 	}
 	shoot, err := gardensim.Write(ctx, garden.kube, garden.dyn, c.native.Namespace, c.native.Name, st)
 	if err != nil {
@@ -92,5 +104,46 @@ func simulate(args []string) error {
 			kubectl(s, s.CrossplaneKubeconfig, "get", "secret", "-n", *namespace, secret)
 		}
 	}
+	return nil
+}
+
+// simulateHealthy plays a healthy Cluster Stacks or Magnum backend for one claim until it is
+// Ready: the infrastructure and control plane Cluster API's providers would report, or
+// provider-openstack's status and connection secret, reaching the playground's workload API
+// servers (make demo starts them).
+func simulateHealthy(ctx context.Context, s controlplane.State, runDir, namespace, claim string, wait time.Duration) error {
+	workloads, err := backendsim.LoadWorkloads(filepath.Join(runDir, workloadsFile))
+	if err != nil {
+		return fmt.Errorf("no workload API servers recorded (make demo starts them with --conformance-backends): %w", err)
+	}
+	cp, garden, err := playgroundClients(s)
+	if err != nil {
+		return err
+	}
+	sim := &backendsim.Simulator{
+		Crossplane: backendsim.Clients{Kube: cp.kube, Dynamic: cp.dyn},
+		Garden:     backendsim.Clients{Kube: garden.kube, Dynamic: garden.dyn},
+		Workloads:  workloads,
+		Logf:       logf,
+	}
+	if wait == 0 {
+		wait = time.Second
+	}
+	var c *claimStatus
+	err = controlplane.WaitFor(ctx, wait, "claim "+namespace+"/"+claim+" Ready", func(ctx context.Context) (bool, error) {
+		if err := sim.StepCluster(ctx, namespace, claim); err != nil {
+			return false, err
+		}
+		if c, err = getClaim(ctx, cp.dyn, namespace, claim); err != nil {
+			return false, err
+		}
+		ready, _, _ := c.condition("Ready")
+		return ready == "True", errors.New(c.describe())
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Played a healthy backend for %s/%s (%s %s/%s) until it was Ready.\n\n", namespace, claim, c.native.Kind, c.native.Namespace, c.native.Name)
+	kubectl(s, s.CrossplaneKubeconfig, "get", "scscluster", "-n", namespace, claim, "-o", "wide")
 	return nil
 }
