@@ -22,13 +22,18 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
 )
 
-// The SCS compliance suite's KaaS plugin runner, as published at a pinned commit of
-// SovereignCloudStack/standards (../shared/upstream/README.md), and this project's change to it.
-var (
-	upstreamPluginRunner = filepath.Join(repoRoot, "..", "shared", "upstream", "scs-standards", "Tests")
-	upstreamRunnerPatch  = filepath.Join(repoRoot, "contrib", "scs-compliance-plugin", "upstream", "0001-run_plugin-load-a-plugin-by-module-and-class.patch")
-	pluginDir            = filepath.Join(repoRoot, "contrib", "scs-compliance-plugin")
-)
+// upstreamPluginRunner is the SCS compliance suite's KaaS plugin runner, as published at a
+// pinned commit of SovereignCloudStack/standards (../shared/upstream/README.md).
+func upstreamPluginRunner() string {
+	return filepath.Join(repoRoot, "..", "shared", "upstream", "scs-standards", "Tests")
+}
+
+// pluginDir holds the project's plugin and, in upstream/, the change it proposes to the runner.
+func pluginDir() string { return filepath.Join(repoRoot, "contrib", "scs-compliance-plugin") }
+
+func upstreamRunnerPatch() string {
+	return filepath.Join(pluginDir(), "upstream", "0001-run_plugin-load-a-plugin-by-module-and-class.patch")
+}
 
 // pluginRunLabel marks the clusters this test's plugin creates: the test plays their backend.
 const pluginRunLabel = "kaas.scs.community/compliance-plugin-test"
@@ -47,11 +52,11 @@ func TestSCSCompliancePlugin(t *testing.T) {
 	needEnv(t)
 	ctx := testContext(t)
 	python := pythonForPlugin(ctx, t)
-	if _, err := os.Stat(upstreamPluginRunner); err != nil {
+	if _, err := os.Stat(upstreamPluginRunner()); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("the SCS compliance suite's runner is not at %s: %v", upstreamPluginRunner, err)
+			t.Fatalf("the SCS compliance suite's runner is not at %s: %v", upstreamPluginRunner(), err)
 		}
-		t.Skipf("skipped: the SCS compliance suite's runner is not at %s (../shared/upstream, absent from a fresh clone)", upstreamPluginRunner)
+		t.Skipf("skipped: the SCS compliance suite's runner is not at %s (../shared/upstream, absent from a fresh clone)", upstreamPluginRunner())
 	}
 	dir := t.TempDir()
 	runner := upstreamRunnerWithPatch(ctx, t, dir)
@@ -90,7 +95,7 @@ func TestSCSCompliancePlugin(t *testing.T) {
 	runPlugin := func(ctx context.Context, action, cluster string) *exec.Cmd {
 		cmd := exec.CommandContext(ctx, python, filepath.Join(runner, "run_plugin.py"), action, cluster)
 		cmd.Dir = work
-		cmd.Env = append(os.Environ(), "HOME="+home, "PYTHONPATH="+pluginDir+string(os.PathListSeparator)+stubs)
+		cmd.Env = append(os.Environ(), "HOME="+home, "PYTHONPATH="+pluginDir()+string(os.PathListSeparator)+stubs)
 		return cmd
 	}
 
@@ -185,11 +190,11 @@ func pythonForPlugin(ctx context.Context, t *testing.T) string {
 func upstreamRunnerWithPatch(ctx context.Context, t *testing.T, dir string) string {
 	t.Helper()
 	root := filepath.Join(dir, "standards")
-	err := filepath.WalkDir(upstreamPluginRunner, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(upstreamPluginRunner(), func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(upstreamPluginRunner, path)
+		rel, err := filepath.Rel(upstreamPluginRunner(), path)
 		if err != nil {
 			return err
 		}
@@ -206,10 +211,10 @@ func upstreamRunnerWithPatch(ctx context.Context, t *testing.T, dir string) stri
 	if err != nil {
 		t.Fatalf("copying the runner: %v", err)
 	}
-	apply := exec.CommandContext(ctx, "git", "apply", upstreamRunnerPatch)
+	apply := exec.CommandContext(ctx, "git", "apply", upstreamRunnerPatch())
 	apply.Dir = root
 	if out, err := apply.CombinedOutput(); err != nil {
-		t.Fatalf("git apply %s (it must apply to the pinned commit unchanged): %v\n%s", upstreamRunnerPatch, err, out)
+		t.Fatalf("git apply %s (it must apply to the pinned commit unchanged): %v\n%s", upstreamRunnerPatch(), err, out)
 	}
 	return filepath.Join(root, "Tests", "kaas", "plugin")
 }
@@ -217,7 +222,7 @@ func upstreamRunnerWithPatch(ctx context.Context, t *testing.T, dir string) stri
 // exampleClusterEntry is the one cluster of contrib/scs-compliance-plugin/clusters.yaml.example.
 func exampleClusterEntry(t *testing.T) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(pluginDir, "clusters.yaml.example"))
+	b, err := os.ReadFile(filepath.Join(pluginDir(), "clusters.yaml.example"))
 	if err != nil {
 		t.Fatal(err)
 	}
