@@ -125,15 +125,12 @@ func TestSCSCompliancePlugin(t *testing.T) {
 	t.Cleanup(func() { _ = claims().Delete(context.Background(), id, metav1.DeleteOptions{}) })
 
 	start := time.Now()
-	var out bytes.Buffer
-	create := runPlugin(ctx, "create", id)
-	create.Stdout, create.Stderr = &out, &out
-	create.WaitDelay = time.Second
-	if err := runWithin(ctx, create, faultDeadline+time.Minute); err != nil {
-		t.Fatalf("run_plugin.py create %s: %v\n%s", id, err, out.String())
+	out, err := runWithin(ctx, runPlugin(ctx, "create", id), faultDeadline+time.Minute)
+	if err != nil {
+		t.Fatalf("run_plugin.py create %s: %v\n%s", id, err, out)
 	}
 	measure(t, "run_plugin.py create -> cluster Ready, kubeconfig.yaml written (gardenlet simulated)", start)
-	t.Logf("run_plugin.py create:\n%s", out.String())
+	t.Logf("run_plugin.py create:\n%s", out)
 
 	claim, err := getClaim(ctx, id)
 	if err != nil {
@@ -156,15 +153,12 @@ func TestSCSCompliancePlugin(t *testing.T) {
 	}
 	reachCluster(ctx, t, written, workload)
 
-	var deleteOut bytes.Buffer
-	del := runPlugin(ctx, "delete", id)
-	del.Stdout, del.Stderr = &deleteOut, &deleteOut
-	del.WaitDelay = time.Second
-	if err := runWithin(ctx, del, faultDeadline+time.Minute); err != nil {
-		t.Fatalf("run_plugin.py delete %s: %v\n%s", id, err, deleteOut.String())
+	out, err = runWithin(ctx, runPlugin(ctx, "delete", id), faultDeadline+time.Minute)
+	if err != nil {
+		t.Fatalf("run_plugin.py delete %s: %v\n%s", id, err, out)
 	}
 	if _, err := getClaim(context.Background(), id); err == nil {
-		t.Errorf("claim %s still there after run_plugin.py delete returned:\n%s", id, deleteOut.String())
+		t.Errorf("claim %s still there after run_plugin.py delete returned:\n%s", id, out)
 	}
 }
 
@@ -262,22 +256,25 @@ func reachCluster(ctx context.Context, t *testing.T, kubeconfig []byte, workload
 	}
 }
 
-// runWithin runs cmd and fails when it does not end within d.
-func runWithin(ctx context.Context, cmd *exec.Cmd, d time.Duration) error {
+// runWithin runs cmd and returns what it printed; it fails when cmd does not end within d.
+func runWithin(ctx context.Context, cmd *exec.Cmd, d time.Duration) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
-		return err
+		return "", err
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		return err
+		return out.String(), err
 	case <-ctx.Done():
 		_ = cmd.Process.Kill()
 		<-done
-		return fmt.Errorf("did not end within %s", d)
+		return out.String(), fmt.Errorf("did not end within %s", d)
 	}
 }
 

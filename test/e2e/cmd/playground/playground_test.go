@@ -15,10 +15,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
@@ -77,13 +73,16 @@ func TestPlayground(t *testing.T) {
 	for _, c := range clusters {
 		runMake("simulate", "CLAIM="+c.name, "NAMESPACE="+c.namespace)
 	}
-	dyn := dynamicClient(t, state.CrossplaneKubeconfig)
+	cp, _, err := playgroundClients(state)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range clusters {
-		obj, err := dyn.Resource(scsClusters).Namespace(c.namespace).Get(ctx, c.name, metav1.GetOptions{})
+		got, err := getClaim(ctx, cp.dyn, c.namespace, c.name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ready := condition(obj, "Ready"); ready != "True" {
+		if ready, _, _ := got.condition("Ready"); ready != "True" {
 			t.Errorf("SCSCluster %s/%s Ready=%q after make simulate; want True", c.namespace, c.name, ready)
 		}
 	}
@@ -113,8 +112,6 @@ func TestPlayground(t *testing.T) {
 	checkNothingLeft(t, runDir, procs, ports)
 }
 
-var scsClusters = schema.GroupVersionResource{Group: "kaas.scs.community", Version: "v1alpha1", Resource: "scsclusters"}
-
 type namespacedName struct{ namespace, name string }
 
 // exampleClusters are the SCSClusters of examples/claims, which make demo applies.
@@ -129,30 +126,6 @@ func exampleClusters(t *testing.T, root string) []namespacedName {
 		clusters = append(clusters, namespacedName{o.GetNamespace(), o.GetName()})
 	}
 	return clusters
-}
-
-func dynamicClient(t *testing.T, kubeconfig string) dynamic.Interface {
-	t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dyn
-}
-
-func condition(obj *unstructured.Unstructured, typ string) string {
-	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == typ {
-			s, _ := m["status"].(string)
-			return s
-		}
-	}
-	return ""
 }
 
 // checkConformanceReports wants one report per environment of make conformance, each
