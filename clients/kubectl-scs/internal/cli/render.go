@@ -60,11 +60,11 @@ The manifest may be an SCSCluster of either flavour or a legacy XSCSCluster. --f
 says which one an SCSCluster is rendered as; a claim that Crossplane has bound
 (spec.resourceRef) is legacy.
 
---validate checks the input against the API's XRD (built in) and every rendered object,
-and the native object inside a provider-kubernetes Object, against the CRDs and XRDs at
-hand: --schemas, or else, inside a checkout of the project, hack/shootcrd/crds,
-providers/provider-gardener-kubeconfig/package/crds and ../shared/crds. It says what was
-checked against what, and what had no schema. Exits 3 when an object is invalid.`,
+--validate checks the input, with the status the function would write, and every
+rendered object as kubectl scs validate does: offline, against schemas built into the
+binary, with the API servers' own code (apiextensions-apiserver for custom resources, CEL
+rules included; Gardener's validation for Shoots). It says per object what was checked
+against what. Exits 3 when an object is invalid.`,
 		Example: `  kubectl scs render -f examples/claims/gardener-minimal.yaml --environment examples/environments
   kubectl scs render -f dev.yaml --environment env.yaml --observed observed/ --validate`,
 		Args: args(0, 0, "no arguments; the SCSCluster comes with -f"),
@@ -81,8 +81,8 @@ checked against what, and what had no schema. Exits 3 when an object is invalid.
 	fs.StringSliceVar(&o.observed, "observed", nil, "Files or directories of the composed resources as they exist")
 	fs.StringSliceVar(&o.required, "required", nil, "Files or directories of further resources the backend may require")
 	fs.StringVar(&o.flavour, "flavour", "", "Render an SCSCluster as a namespaced composite or a legacy claim: namespaced|legacy (default: namespaced, legacy for a bound claim)")
-	fs.BoolVar(&o.validate, "validate", false, "Check the input and the rendered objects against the schemas at hand")
-	fs.StringSliceVar(&o.schemas, "schemas", nil, "CRD or XRD files or directories to validate against (default: the project's, when run in a checkout)")
+	fs.BoolVar(&o.validate, "validate", false, "Check the input and the rendered objects offline, as the API servers would")
+	fs.StringSliceVar(&o.schemas, "schemas", nil, "CRD or XRD files or directories of further kinds to validate against")
 	addOutputFlag(cmd, &o.output, outputYAML, outputYAML, outputJSON, outputName)
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("environment", "yaml", "yml", "json")
@@ -95,8 +95,12 @@ type rendered struct {
 	input   *unstructured.Unstructured
 	flavour flavour
 	out     *model.Output
+	// objects are printed: composed, with Secrets' values replaced by their SHA-256.
 	objects []*unstructured.Unstructured
-	notes   []string
+	// composed are the objects as the function composes them, for validation, which
+	// names keys, never values.
+	composed []*unstructured.Unstructured
+	notes    []string
 }
 
 func (a *App) render(o *renderOptions) error {
@@ -170,8 +174,13 @@ func (a *App) renderOffline(o *renderOptions) (*rendered, error) {
 		}
 		annotations[annotationResourceName] = res.Name
 		obj.SetAnnotations(annotations)
-		if obj.GetAPIVersion() == "v1" && obj.GetKind() == "Secret" && redact(obj) {
-			r.notes = append(r.notes, fmt.Sprintf("Secret %s: its values are shown as their SHA-256", obj.GetName()))
+		r.composed = append(r.composed, obj)
+		if obj.GetAPIVersion() == "v1" && obj.GetKind() == "Secret" {
+			printed := obj.DeepCopy()
+			if redact(printed) {
+				r.notes = append(r.notes, fmt.Sprintf("Secret %s: its values are shown as their SHA-256", obj.GetName()))
+			}
+			obj = printed
 		}
 		r.objects = append(r.objects, obj)
 	}

@@ -88,6 +88,7 @@ diff follows kubectl diff (0 no change, 1 changes, 2 error, 3 refused).`,
 
 	root.AddCommand(
 		a.newRenderCommand(flags),
+		a.newValidateCommand(flags),
 		a.newDiffCommand(flags),
 		a.newCreateCommand(flags),
 		a.newApplyCommand(flags),

@@ -12,58 +12,43 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/kube-openapi/pkg/validation/spec"
-	"k8s.io/kube-openapi/pkg/validation/strfmt"
-	"k8s.io/kube-openapi/pkg/validation/validate"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
-// Schema is the OpenAPI schema of one kind in one version.
-type Schema struct {
-	// Source says where the schema came from, for reports.
-	Source string
-	raw    map[string]any
-	typed  *spec.Schema
+// checker checks the objects of one kind as the API server that serves it does on create.
+type checker interface {
+	// describe says what is checked against what, for reports.
+	describe() string
+	check(obj *unstructured.Unstructured) field.ErrorList
 }
 
-// Set is the schemas at hand, by group, version and kind.
+// Set is the checkers at hand, by group, version and kind.
 type Set struct {
-	byGVK map[schema.GroupVersionKind]*Schema
+	byGVK map[schema.GroupVersionKind]checker
 }
 
-// NewSet holds the embedded XRD's schema, for SCSCluster and XSCSCluster alike.
+// crossplaneSpecFields are the fields Crossplane's generated CRD adds to the spec of a
+// composite or claim (the XRD does not declare them); they are checked by Crossplane.
+var crossplaneSpecFields = []string{"crossplane", "compositionRef", "compositionSelector", "compositionRevisionRef",
+	"compositionRevisionSelector", "compositionUpdatePolicy", "compositeDeletePolicy", "resourceRef", "resourceRefs",
+	"claimRef", "publishConnectionDetailsTo", "environmentConfigRefs"}
+
+// NewSet holds everything built in: the API's XRD, the CRDs of every kind the function
+// renders or reads, Gardener's validation of Shoots, and the rules of Secrets.
 func NewSet() *Set {
-	s := &Set{byGVK: map[schema.GroupVersionKind]*Schema{}}
-	v := embedded.Spec.Versions[0]
-	sch, err := newSchema(v.Schema.OpenAPIV3Schema, XRDSource)
-	if err != nil {
-		panic(fmt.Sprintf("the embedded XRD's schema: %v", err))
-	}
-	for _, kind := range []string{kaasv1alpha1.ClaimKind, kaasv1alpha1.CompositeKind} {
-		s.byGVK[schema.GroupVersionKind{Group: embedded.Spec.Group, Version: v.Name, Kind: kind}] = sch
-	}
+	s := &Set{byGVK: map[schema.GroupVersionKind]checker{}}
+	s.addBuiltin()
+	s.byGVK[schema.GroupVersionKind{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Shoot"}] = shootChecker{}
+	s.byGVK[schema.GroupVersionKind{Version: "v1", Kind: "Secret"}] = secretChecker{}
 	return s
 }
 
-func newSchema(raw map[string]any, source string) (*Schema, error) {
-	data, err := json.Marshal(raw)
-	if err != nil {
-		return nil, err
-	}
-	typed := &spec.Schema{}
-	if err := json.Unmarshal(data, typed); err != nil {
-		return nil, err
-	}
-	return &Schema{Source: source, raw: raw, typed: typed}, nil
-}
-
-// Lookup returns the schema of a kind, or nil when none is at hand.
-func (s *Set) Lookup(gvk schema.GroupVersionKind) *Schema { return s.byGVK[gvk] }
-
-// Kinds lists the kinds the set has schemas for, sorted, for reports.
+// Kinds lists the kinds the set checks, sorted, for reports.
 func (s *Set) Kinds() []string {
 	out := make([]string, 0, len(s.byGVK))
 	for gvk := range s.byGVK {
@@ -73,10 +58,20 @@ func (s *Set) Kinds() []string {
 	return out
 }
 
+// Check checks an object: what was checked against what, and the problems found, or
+// found false when no checker of its kind is at hand.
+func (s *Set) Check(obj *unstructured.Unstructured) (checked string, problems field.ErrorList, found bool) {
+	c, ok := s.byGVK[obj.GroupVersionKind()]
+	if !ok {
+		return "", nil, false
+	}
+	return c.describe(), c.check(obj), true
+}
+
 // AddPath adds the CRDs and XRDs in a file, or in the .yaml, .yml and .json files under a
 // directory. Other documents are skipped: a directory of manifests may hold anything. A
-// kind that is already known keeps its first schema, so the built-in XRD wins over a
-// stale copy.
+// kind that is already known keeps its first schema, so what is built in wins over a stale
+// copy.
 func (s *Set) AddPath(path string) (int, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -103,7 +98,11 @@ func (s *Set) AddPath(path string) (int, error) {
 	}
 	added := 0
 	for _, f := range files {
-		n, err := s.addFile(f)
+		data, err := os.ReadFile(f) //nolint:gosec // G304: a schema file the user named with --schemas
+		if err != nil {
+			return added, err
+		}
+		n, err := s.addDocuments(data, f)
 		if err != nil {
 			return added, fmt.Errorf("%s: %w", f, err)
 		}
@@ -122,6 +121,7 @@ type definition struct {
 	} `json:"metadata"`
 	Spec struct {
 		Group string `json:"group"`
+		Scope string `json:"scope"`
 		Names struct {
 			Kind string `json:"kind"`
 		} `json:"names"`
@@ -137,11 +137,9 @@ type definition struct {
 	} `json:"spec"`
 }
 
-func (s *Set) addFile(file string) (int, error) {
-	data, err := os.ReadFile(file) //nolint:gosec // G304: a schema file the user named with --schemas
-	if err != nil {
-		return 0, err
-	}
+// addDocuments adds the CRDs and XRDs of a YAML or JSON stream, saying in reports that they
+// come from origin.
+func (s *Set) addDocuments(data []byte, origin string) (int, error) {
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	added := 0
 	for {
@@ -160,12 +158,27 @@ func (s *Set) addFile(file string) (int, error) {
 		if err := json.Unmarshal(raw, &d); err != nil {
 			continue
 		}
-		kinds := []string{d.Spec.Names.Kind}
+		var (
+			label      string
+			kinds      = []string{d.Spec.Names.Kind}
+			namespaced *bool
+			strip      []string
+		)
 		switch {
 		case d.Kind == "CustomResourceDefinition" && strings.HasPrefix(d.APIVersion, "apiextensions.k8s.io/"):
+			label = "CRD"
+			ns := d.Spec.Scope == "Namespaced"
+			namespaced = &ns
 		case d.Kind == "CompositeResourceDefinition" && strings.HasPrefix(d.APIVersion, "apiextensions.crossplane.io/"):
+			// The composite's scope is the flavour's: either. Crossplane adds its own
+			// fields to the spec, and a legacy composite's connection secret reference.
+			label = "XRD"
+			strip = crossplaneSpecFields
 			if d.Spec.ClaimNames != nil {
 				kinds = append(kinds, d.Spec.ClaimNames.Kind)
+			}
+			if d.Spec.Group == kaasv1alpha1.Group {
+				kinds = []string{kaasv1alpha1.ClaimKind, kaasv1alpha1.CompositeKind}
 			}
 		default:
 			continue
@@ -174,141 +187,23 @@ func (s *Set) addFile(file string) (int, error) {
 			if v.Schema.OpenAPIV3Schema == nil {
 				continue
 			}
-			kind := "CRD"
-			if d.Kind == "CompositeResourceDefinition" {
-				kind = "XRD"
-			}
-			sch, err := newSchema(v.Schema.OpenAPIV3Schema, fmt.Sprintf("%s %s from %s", kind, d.Metadata.Name, file))
-			if err != nil {
-				return added, fmt.Errorf("%s %s version %s: %w", d.Kind, d.Metadata.Name, v.Name, err)
-			}
+			source := fmt.Sprintf("%s %s (%s)", label, d.Metadata.Name, origin)
 			for _, k := range kinds {
 				gvk := schema.GroupVersionKind{Group: d.Spec.Group, Version: v.Name, Kind: k}
-				if _, ok := s.byGVK[gvk]; !ok {
-					s.byGVK[gvk] = sch
-					added++
-				}
-			}
-		}
-	}
-}
-
-// Validate checks an object against the schema as the API server's OpenAPI validation
-// does: types, formats, patterns, enums, bounds, required fields. It reports, too, every
-// field the schema does not declare, which the API server would drop without a word
-// (pruning). metadata is the API server's own business and is not checked; nor are CEL
-// rules (x-kubernetes-validations): they need the API server's CEL environment.
-func (sch *Schema) Validate(obj map[string]any) []string {
-	body := make(map[string]any, len(obj))
-	for k, v := range obj {
-		if k != "metadata" {
-			body[k] = v
-		}
-	}
-	// The API server checks metadata itself; the CRD's schema leaves it open.
-	typed := *sch.typed
-	if _, ok := typed.Properties["metadata"]; ok {
-		props := make(map[string]spec.Schema, len(typed.Properties))
-		for k, v := range typed.Properties {
-			if k != "metadata" {
-				props[k] = v
-			}
-		}
-		typed.Properties = props
-	}
-	typed.Required = without(typed.Required, "metadata")
-
-	var problems []string
-	res := validate.NewSchemaValidator(&typed, nil, "", strfmt.Default).Validate(roundTrip(body))
-	for _, err := range res.Errors {
-		problems = append(problems, err.Error())
-	}
-	problems = append(problems, unknownFields("", body, sch.raw, true)...)
-	sort.Strings(problems)
-	return problems
-}
-
-// roundTrip gives the validator JSON's types (float64 numbers), whatever the object was
-// built from.
-func roundTrip(v any) any {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	var out any
-	if err := json.Unmarshal(data, &out); err != nil {
-		return v
-	}
-	return out
-}
-
-func without(list []string, drop string) []string {
-	var out []string
-	for _, s := range list {
-		if s != drop {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// unknownFields lists the fields of v that schema s does not declare, as a structural
-// schema prunes them: properties name the fields of an object, additionalProperties open
-// it, x-kubernetes-preserve-unknown-fields keeps anything, an embedded resource keeps its
-// apiVersion, kind and metadata.
-func unknownFields(path string, v any, s map[string]any, root bool) []string {
-	if s == nil || s["x-kubernetes-preserve-unknown-fields"] == true {
-		return nil
-	}
-	switch val := v.(type) {
-	case map[string]any:
-		props, _ := s["properties"].(map[string]any)
-		additional, hasAdditional := s["additionalProperties"]
-		embedded := s["x-kubernetes-embedded-resource"] == true
-		var out []string
-		keys := make([]string, 0, len(val))
-		for k := range val {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			p := joinPath(path, k)
-			if sub, ok := props[k].(map[string]any); ok {
-				out = append(out, unknownFields(p, val[k], sub, false)...)
-				continue
-			}
-			if (root || embedded) && (k == "apiVersion" || k == "kind" || k == "metadata") {
-				continue
-			}
-			switch a := additional.(type) {
-			case map[string]any:
-				out = append(out, unknownFields(p, val[k], a, false)...)
-				continue
-			case bool:
-				if a {
+				if _, ok := s.byGVK[gvk]; ok {
 					continue
 				}
+				kindStrip := strip
+				if k == kaasv1alpha1.CompositeKind && d.Spec.Group == kaasv1alpha1.Group {
+					kindStrip = append(append([]string(nil), strip...), "writeConnectionSecretToRef")
+				}
+				c, err := newCRDChecker(v.Schema.OpenAPIV3Schema, source, namespaced, kindStrip)
+				if err != nil {
+					return added, fmt.Errorf("%s %s version %s: %w", d.Kind, d.Metadata.Name, v.Name, err)
+				}
+				s.byGVK[gvk] = c
+				added++
 			}
-			if hasAdditional && additional == nil {
-				continue
-			}
-			out = append(out, fmt.Sprintf("%s: field not declared in the schema (the API server would drop it)", p))
 		}
-		return out
-	case []any:
-		items, _ := s["items"].(map[string]any)
-		var out []string
-		for i, item := range val {
-			out = append(out, unknownFields(fmt.Sprintf("%s[%d]", path, i), item, items, false)...)
-		}
-		return out
 	}
-	return nil
-}
-
-func joinPath(path, k string) string {
-	if path == "" {
-		return k
-	}
-	return path + "." + k
 }

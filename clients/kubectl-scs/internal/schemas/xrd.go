@@ -1,5 +1,6 @@
-// Package schemas holds the OpenAPI schemas kubectl-scs checks objects against offline: the
-// API's own XRD, embedded, and whatever CRDs or XRDs the user points it at.
+// Package schemas checks objects offline as the API servers that serve them would on create:
+// against the API's XRD and the CRDs of every kind the function renders or reads (built
+// in), Gardener's validation for Shoots, and whatever CRDs or XRDs the user points it at.
 package schemas
 
 import (
@@ -9,18 +10,12 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The namespaced flavour's XRD, a copy of apis/xrd/namespaced (TestEmbeddedXRDIsCurrent
-// fails when it is stale; go generate copies it again). Embedded because a released binary
-// has no repository next to it, and a copy because go:embed cannot reach outside the
-// module. The namespaced one because its schema is the superset a team writes in either
-// flavour: the legacy claim adds only Crossplane's own fields, which Crossplane validates.
+// The namespaced flavour's XRD, built in (builtin.go). The namespaced one because its
+// schema is the superset a team writes in either flavour: the legacy claim adds only
+// Crossplane's own fields, which Crossplane validates.
 //
-//go:generate cp ../../../../apis/xrd/namespaced/scsclusters.kaas.scs.community.yaml .
-//go:embed scsclusters.kaas.scs.community.yaml
+//go:embed builtin/scsclusters.kaas.scs.community.yaml
 var xrdYAML []byte
-
-// XRDSource names the embedded XRD in reports.
-const XRDSource = "built-in XRD scsclusters.kaas.scs.community"
 
 // Column is a printer column of the API, as kubectl get shows it.
 type Column struct {

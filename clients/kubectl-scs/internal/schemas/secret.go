@@ -1,0 +1,66 @@
+package schemas
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// secretChecker checks a Secret as kube-apiserver does on create: strict decoding of v1,
+// its metadata, its keys and its size. kube-apiserver's ValidateSecret is not importable
+// (k8s.io/kubernetes is no library); these are its rules for the Opaque Secrets the
+// function composes, with apimachinery's validation. Problems name keys, never values.
+type secretChecker struct{}
+
+func (secretChecker) describe() string {
+	return "core/v1 Secret, built in: strict decoding, metadata, keys, size"
+}
+
+func (secretChecker) check(obj *unstructured.Unstructured) field.ErrorList {
+	secret := &corev1.Secret{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, secret, true); err != nil {
+		// The converter's messages name fields and types, not the values.
+		return field.ErrorList{field.Invalid(field.NewPath(""), obj.GetKind(), fmt.Sprintf("not a v1 Secret: %v", err))}
+	}
+	errs := apimachineryvalidation.ValidateObjectMeta(&secret.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	size := 0
+	for _, keys := range []struct {
+		path string
+		keys map[string]int
+	}{
+		{"data", lengths(secret.Data)},
+		{"stringData", lengthsOfStrings(secret.StringData)},
+	} {
+		for k, n := range keys.keys {
+			for _, msg := range validation.IsConfigMapKey(k) {
+				errs = append(errs, field.Invalid(field.NewPath(keys.path).Key(k), k, msg))
+			}
+			size += n
+		}
+	}
+	if size > corev1.MaxSecretSize {
+		errs = append(errs, field.Forbidden(field.NewPath("data"), fmt.Sprintf("the Secret holds %d bytes, more than the %d the API server stores", size, corev1.MaxSecretSize)))
+	}
+	return errs
+}
+
+func lengths(m map[string][]byte) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = len(v)
+	}
+	return out
+}
+
+func lengthsOfStrings(m map[string]string) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = len(v)
+	}
+	return out
+}
