@@ -257,7 +257,8 @@ func newCLI(t *testing.T) *kubectlSCS {
 		start := time.Now()
 		cmd := exec.Command("go", "build", "-o", bin, ".")
 		cmd.Dir = filepath.Join(repoRoot, "clients", "kubectl-scs")
-		cmd.Env = append(os.Environ(), "GOWORK=off")
+		// Static, as released: kubectl-scs does not link with cgo (see the Makefile).
+		cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("building kubectl-scs: %v\n%s", err, out)
 		}

@@ -79,6 +79,8 @@ func TestConformance(t *testing.T) {
 	start := time.Now()
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
 	build.Dir = filepath.Join(repoRoot, "clients", "kubectl-scs")
+	// Static, as released: kubectl-scs does not link with cgo (see the Makefile).
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building kubectl-scs: %v\n%s", err, out)
 	}
