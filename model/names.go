@@ -28,13 +28,20 @@ type Identity struct {
 	Namespace, Name string
 }
 
-// IdentityOf returns the identity of a composite resource.
+// IdentityOf returns the identity of a composite resource. A namespaced composite is its
+// own namespace and name, whatever its labels say: its team writes them, and Crossplane's
+// claim labels on it would otherwise let the team speak for another namespace (its
+// environments, its cluster's names in the backend). Only a cluster-scoped composite is a
+// claim's, and only Crossplane labels those: teams cannot write cluster-scoped composites.
 func IdentityOf(xr *kaasv1alpha1.XSCSCluster) Identity {
+	if xr.GetNamespace() != "" {
+		return Identity{Namespace: xr.GetNamespace(), Name: xr.GetName()}
+	}
 	l := xr.GetLabels()
 	if ns, n := l[LabelClaimNamespace], l[LabelClaimName]; ns != "" && n != "" {
 		return Identity{Namespace: ns, Name: n}
 	}
-	return Identity{Namespace: xr.GetNamespace(), Name: xr.GetName()}
+	return Identity{Name: xr.GetName()}
 }
 
 func (id Identity) String() string {

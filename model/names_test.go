@@ -113,3 +113,34 @@ func TestCheckOwnership(t *testing.T) {
 		t.Errorf("another cluster's object: %v", err)
 	}
 }
+
+// TestIdentityOf: a claim's composite is the claim; a namespaced composite is itself, and
+// claim labels its team wrote on it change nothing, so that no team speaks for another's
+// namespace.
+func TestIdentityOf(t *testing.T) {
+	composite := func(namespace, name string, labels map[string]string) *kaasv1alpha1.XSCSCluster {
+		xr := &kaasv1alpha1.XSCSCluster{}
+		xr.SetNamespace(namespace)
+		xr.SetName(name)
+		xr.SetLabels(labels)
+		return xr
+	}
+	claimOf := map[string]string{LabelClaimNamespace: "team1", LabelClaimName: "dev"}
+	cases := map[string]struct {
+		xr   *kaasv1alpha1.XSCSCluster
+		want Identity
+	}{
+		"LegacyCompositeIsItsClaim":        {xr: composite("", "dev-x7k2p", claimOf), want: Identity{Namespace: "team1", Name: "dev"}},
+		"LegacyCompositeWithoutClaim":      {xr: composite("", "dev-x7k2p", nil), want: Identity{Name: "dev-x7k2p"}},
+		"LegacyCompositeWithHalfALabel":    {xr: composite("", "dev-x7k2p", map[string]string{LabelClaimName: "dev"}), want: Identity{Name: "dev-x7k2p"}},
+		"NamespacedCompositeIsItself":      {xr: composite("team2", "dev", nil), want: Identity{Namespace: "team2", Name: "dev"}},
+		"NamespacedCompositeIgnoresForged": {xr: composite("team2", "mine", claimOf), want: Identity{Namespace: "team2", Name: "mine"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := IdentityOf(tc.xr); got != tc.want {
+				t.Errorf("IdentityOf = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

@@ -120,6 +120,16 @@ func TestRunFunction(t *testing.T) {
 			want: refused("EnvironmentUnavailable",
 				`environment "gardener-regionone" is not offered to namespace team3; no environment is offered to namespace team3: the platform team admits namespaces in an EnvironmentConfig's data.access`),
 		},
+		// A team writes Crossplane's claim labels on its namespaced SCSCluster to speak for
+		// team1: the composite is still its own namespace's, and gets nothing of team1's.
+		"ForgedClaimLabelsOnANamespacedComposite": {
+			req: withPreviousStep(requestFor(t, edit(namespacedXR(t, exampleXR), func(m map[string]any) {
+				m["metadata"] = map[string]any{"name": "shop", "namespace": "team3",
+					"labels": map[string]any{"crossplane.io/claim-namespace": "team1", "crossplane.io/claim-name": "shop"}}
+			}), readDir(t, exampleEnvironments))),
+			want: refused("EnvironmentUnavailable",
+				`environment "gardener-regionone" is not offered to namespace team3; no environment is offered to namespace team3: the platform team admits namespaces in an EnvironmentConfig's data.access`),
+		},
 		"AmbiguousEnvironment": {
 			req: withPreviousStep(requestFor(t, xr, []map[string]any{env, edit(env, func(m map[string]any) {
 				m["metadata"].(map[string]any)["name"] = "gardener-regionone-copy"
