@@ -102,7 +102,9 @@ func TestSelectEnvironmentForATeam(t *testing.T) {
 	team2 := with("team2-prod", def("team2-prod"), map[string]any{"namespaces": []any{"team2"}})
 	sandbox := with("sandbox", env("sandbox"), map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"kaas.scs.community/sandbox": "true"}}})
 	closed := with("closed", env("closed"), nil)
-	all := []*unstructured.Unstructured{team1, team2, sandbox, closed}
+	// A selector without labels would match every namespace: it admits none.
+	everyone := with("everyone", env("everyone"), map[string]any{"namespaceSelector": map[string]any{}})
+	all := []*unstructured.Unstructured{team1, team2, sandbox, closed, everyone}
 	sandboxLabels := map[string]string{"kaas.scs.community/sandbox": "true"}
 
 	cases := map[string]struct {
@@ -117,6 +119,7 @@ func TestSelectEnvironmentForATeam(t *testing.T) {
 		"AnotherTeamsByName":    {requested: "team2-prod", tenant: Tenant{Namespace: "team1"}, wantErr: `environment "team2-prod" is not offered to namespace team1; environments offered to namespace team1: team1-prod`},
 		"OneThatDoesNotExist":   {requested: "nope", tenant: Tenant{Namespace: "team1"}, wantErr: `environment "nope" is not offered to namespace team1; environments offered to namespace team1: team1-prod`},
 		"WithoutAccessNobody":   {requested: "closed", tenant: Tenant{Namespace: "team1"}, wantErr: `environment "closed" is not offered to namespace team1`},
+		"EmptySelectorNobody":   {requested: "everyone", tenant: Tenant{Namespace: "lab", Labels: sandboxLabels}, wantErr: `environment "everyone" is not offered to namespace lab`},
 		"NothingForTheTeam":     {tenant: Tenant{Namespace: "team3"}, wantErr: "spec.environment is not set and no EnvironmentConfig offered to namespace team3 is labelled kaas.scs.community/default=true; no environment is offered to namespace team3"},
 		"AccessRevoked":         {pinned: "sandbox", tenant: Tenant{Namespace: "lab"}, wantErr: `environment "sandbox", where this cluster runs, no longer admits namespace lab`},
 		"PlatformsOwnComposite": {requested: "closed", wantName: "closed"},
@@ -159,6 +162,19 @@ func TestValidateEnvironment(t *testing.T) {
 		if !strings.Contains(got, w) {
 			t.Errorf("errors %q should contain %q", got, w)
 		}
+	}
+}
+
+// TestValidateEnvironmentRefusesAnEmptySelector: a namespace selector without labels
+// would admit every namespace; the environment is refused, saying so.
+func TestValidateEnvironmentRefusesAnEmptySelector(t *testing.T) {
+	env := &Environment{Name: "e"}
+	env.Backend = "fake"
+	env.Region = "r"
+	env.Access = &envv1alpha1.Access{NamespaceSelector: &metav1.LabelSelector{}}
+	got := ValidateEnvironment(env, NewRegistry(fakeBackend{})).ToAggregate()
+	if want := `data.access.namespaceSelector: Invalid value: "{}": an empty selector would admit every namespace`; got == nil || !strings.Contains(got.Error(), want) {
+		t.Errorf("errors = %v, want one containing %q", got, want)
 	}
 }
 
