@@ -37,6 +37,9 @@ endif
 ifndef SCS_KAAS_TOOL_GOLANGCI_LINT
 SCS_KAAS_TOOL_GOLANGCI_LINT := $(shell $(TOOLS_BUILD) --dir golangci-lint)
 endif
+ifndef SCS_KAAS_TOOL_GOVULNCHECK
+SCS_KAAS_TOOL_GOVULNCHECK := $(shell $(TOOLS_BUILD) --dir govulncheck)
+endif
 ifndef SCS_KAAS_TOOL_PROMTOOL
 SCS_KAAS_TOOL_PROMTOOL := $(shell $(TOOLS_BUILD) --dir promtool)
 endif
@@ -68,10 +71,12 @@ CLUSTER_API_PROVIDER_OPENSTACK_CRDS := $(SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPEN
 TOFU := $(SCS_KAAS_TOOL_OPENTOFU)/tofu
 # The linters of make lint (.golangci.yml).
 GOLANGCI_LINT := $(SCS_KAAS_TOOL_GOLANGCI_LINT)/golangci-lint
+# make lint's vulnerability gate: govulncheck, gendb and the database's entries (osv/).
+GOVULNCHECK_DIR := $(SCS_KAAS_TOOL_GOVULNCHECK)
 
 .PHONY: tools-all tools-list tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
 	tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-gardener-apiserver \
-	tools-promtool tools-controlplane
+	tools-promtool tools-govulncheck tools-controlplane
 
 # Build every pinned tool (first run 30-50 min on 2 cores, then a no-op). Named
 # tools-all so that it does not clash with a top-level `tools` target.
@@ -82,7 +87,8 @@ tools-list: ## List the pinned tools.
 	@$(TOOLS_BUILD) --list
 
 tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
-tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-gardener-apiserver tools-promtool:
+tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-gardener-apiserver tools-promtool \
+tools-govulncheck:
 	@$(TOOLS_BUILD) $(patsubst tools-%,%,$@) >/dev/null
 
 tools-controlplane: ## What the local control plane needs (not the CLI).
