@@ -13,11 +13,13 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/yaml"
@@ -100,6 +102,7 @@ func TestConformance(t *testing.T) {
 		conformanceEnvironmentConfig(ctx, t, b)
 	}
 	kubeconfig := teamKubeconfig(ctx, t, dir)
+	assertTeamBoundary(ctx, t, kubeconfig)
 	sim := &backendsim.Simulator{
 		Crossplane: backendsim.Clients{Kube: cp.Client, Dynamic: cp.Dynamic},
 		Garden:     backendsim.Clients{Kube: garden.Client, Dynamic: garden.Dynamic},
@@ -291,15 +294,20 @@ func teamKubeconfig(ctx context.Context, t *testing.T, dir string) string {
 	if _, err := kube.CoreV1().ServiceAccounts(conformanceNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: sa}, Rules: []rbacv1.PolicyRule{
-		{APIGroups: []string{"kaas.scs.community"}, Resources: []string{"scsclusters"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
-		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}},
-	}}
-	if _, err := kube.RbacV1().Roles(conformanceNamespace).Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	// The role the project ships for teams, as a platform team binds it.
+	data, err := os.ReadFile(filepath.Join(repoRoot, "package", "team-rbac.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.ClusterRole{}
+	if err := yaml.UnmarshalStrict(data, role); err != nil {
+		t.Fatalf("package/team-rbac.yaml: %v", err)
+	}
+	if _, err := kube.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: sa},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: sa},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name},
 		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa, Namespace: conformanceNamespace}}}
 	if _, err := kube.RbacV1().RoleBindings(conformanceNamespace).Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
@@ -320,6 +328,47 @@ func teamKubeconfig(ctx context.Context, t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// assertTeamBoundary asks the API server, as the team, what the shipped team role allows
+// (docs/security.md): its SCSClusters and its Secrets, but not their status, which the
+// function trusts for names and placement, nor the managed resources of its namespace,
+// nor EnvironmentConfigs.
+func assertTeamBoundary(ctx context.Context, t *testing.T, kubeconfig string) {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	team, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		group, resource, subresource, verb string
+		allowed                            bool
+	}{
+		{"kaas.scs.community", "scsclusters", "", "create", true},
+		{"", "secrets", "", "get", true},
+		{"kaas.scs.community", "scsclusters", "status", "patch", false},
+		{"kaas.scs.community", "scsclusters", "status", "update", false},
+		{"kubernetes.m.crossplane.io", "objects", "", "create", false},
+		{"containerinfra.openstack.m.crossplane.io", "clusterv1s", "", "create", false},
+		{"gardener.m.kaas.scs.community", "adminkubeconfigs", "", "create", false},
+		{"apiextensions.crossplane.io", "environmentconfigs", "", "list", false},
+		{"", "secrets", "", "list", false},
+	} {
+		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: conformanceNamespace, Verb: c.verb,
+				Group: c.group, Resource: c.resource, Subresource: c.subresource}}}
+		got, err := team.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status.Allowed != c.allowed {
+			t.Errorf("the team may %s %s.%s/%s: %v, want %v (package/team-rbac.yaml)", c.verb, c.resource, c.group, c.subresource, got.Status.Allowed, c.allowed)
+		}
+	}
 }
 
 // assertNoConformanceClusters: nothing the kit created is left.

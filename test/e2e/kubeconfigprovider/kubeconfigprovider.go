@@ -24,6 +24,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
 
@@ -75,7 +77,7 @@ func Start(ctx context.Context, env *controlplane.Env, opts Options) error {
 	}
 	opts.Logf("built %s (%.1fs)", ProviderProcess, time.Since(t).Seconds())
 
-	kubeconfig, err := gardenUser(ctx, env.Garden)
+	kubeconfig, err := gardenUser(ctx, env.Garden, opts.RepoRoot)
 	if err != nil {
 		return err
 	}
@@ -101,16 +103,23 @@ func build(ctx context.Context, repoRoot, dir string) error {
 	return nil
 }
 
-// gardenUser grants GardenUser what the provider needs in the garden, the right to create
-// shoots/adminkubeconfig (no read of Shoots or Secrets), and returns its kubeconfig.
-func gardenUser(ctx context.Context, garden *controlplane.Cluster) ([]byte, error) {
-	const name = "scs-kaas:adminkubeconfig"
-	role := &rbacv1.ClusterRole{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{"core.gardener.cloud"}, Resources: []string{"shoots/adminkubeconfig"}, Verbs: []string{"create"},
-		}},
+// GardenRBAC is the ClusterRole the project ships for the provider's garden identity,
+// relative to the repository root: the e2e grants exactly that.
+const GardenRBAC = ModuleDir + "/examples/garden-rbac.yaml"
+
+// gardenUser grants GardenUser what the provider needs in the garden, the shipped
+// ClusterRole (create shoots/adminkubeconfig; no read of Shoots or Secrets), and returns
+// its kubeconfig.
+func gardenUser(ctx context.Context, garden *controlplane.Cluster, repoRoot string) ([]byte, error) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, GardenRBAC))
+	if err != nil {
+		return nil, err
 	}
+	role := &rbacv1.ClusterRole{}
+	if err := yaml.UnmarshalStrict(data, role); err != nil {
+		return nil, fmt.Errorf("%s: %w", GardenRBAC, err)
+	}
+	name := role.Name
 	if _, err := garden.Client.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, err
 	}
