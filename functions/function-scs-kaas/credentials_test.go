@@ -38,7 +38,7 @@ func TestCredentialsStayInSecrets(t *testing.T) {
 					if obj["kind"] != "Secret" {
 						t.Errorf("%s is a %v, not a Secret", name, obj["kind"])
 					}
-					delivered = delivered || holdsAny(t, obj, needles)
+					delivered = delivered || found(t, obj, needles) != ""
 					continue
 				}
 				switch obj["kind"] {
@@ -144,5 +144,3 @@ func found(t *testing.T, v any, needles []string) string {
 	}
 	return ""
 }
-
-func holdsAny(t *testing.T, v any, needles []string) bool { return found(t, v, needles) != "" }

@@ -28,39 +28,23 @@ func (secretChecker) check(obj *unstructured.Unstructured) field.ErrorList {
 		return field.ErrorList{field.Invalid(field.NewPath(""), obj.GetKind(), fmt.Sprintf("not a v1 Secret: %v", err))}
 	}
 	errs := apimachineryvalidation.ValidateObjectMeta(&secret.ObjectMeta, true, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	size := 0
-	for _, keys := range []struct {
-		path string
-		keys map[string]int
-	}{
-		{"data", lengths(secret.Data)},
-		{"stringData", lengthsOfStrings(secret.StringData)},
-	} {
-		for k, n := range keys.keys {
-			for _, msg := range validation.IsConfigMapKey(k) {
-				errs = append(errs, field.Invalid(field.NewPath(keys.path).Key(k), k, msg))
-			}
-			size += n
-		}
-	}
+	size := checkKeys(&errs, "data", secret.Data)
+	size += checkKeys(&errs, "stringData", secret.StringData)
 	if size > corev1.MaxSecretSize {
 		errs = append(errs, field.Forbidden(field.NewPath("data"), fmt.Sprintf("the Secret holds %d bytes, more than the %d the API server stores", size, corev1.MaxSecretSize)))
 	}
 	return errs
 }
 
-func lengths(m map[string][]byte) map[string]int {
-	out := make(map[string]int, len(m))
+// checkKeys checks the keys of a Secret's data or stringData and returns the size of
+// their values.
+func checkKeys[V []byte | string](errs *field.ErrorList, path string, m map[string]V) int {
+	size := 0
 	for k, v := range m {
-		out[k] = len(v)
+		for _, msg := range validation.IsConfigMapKey(k) {
+			*errs = append(*errs, field.Invalid(field.NewPath(path).Key(k), k, msg))
+		}
+		size += len(v)
 	}
-	return out
-}
-
-func lengthsOfStrings(m map[string]string) map[string]int {
-	out := make(map[string]int, len(m))
-	for k, v := range m {
-		out[k] = len(v)
-	}
-	return out
+	return size
 }

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -46,16 +45,6 @@ func NewSet() *Set {
 	s.byGVK[schema.GroupVersionKind{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Shoot"}] = shootChecker{}
 	s.byGVK[schema.GroupVersionKind{Version: "v1", Kind: "Secret"}] = secretChecker{}
 	return s
-}
-
-// Kinds lists the kinds the set checks, sorted, for reports.
-func (s *Set) Kinds() []string {
-	out := make([]string, 0, len(s.byGVK))
-	for gvk := range s.byGVK {
-		out = append(out, gvk.Kind+"."+gvk.Group+"/"+gvk.Version)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Check checks an object: what was checked against what, and the problems found, or
