@@ -6,26 +6,29 @@
 #
 #   hack/vulncheck.sh TOOL_DIR MODULE_DIR...
 #
-# Fails (exit 3, govulncheck's) when a module calls a vulnerable function: a finding in a
-# dependency's code that the module never reaches is listed and does not fail the gate.
+# Fails when a module's code reaches a vulnerable function (govulncheck's "Your code is
+# affected") that hack/vulncheck-accepted.yaml does not accept for that module; a finding in
+# code the module never reaches does not count. hack/vulngate decides and prints each.
 set -euo pipefail
 
 tool=$1
 shift
 root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" # MODULE_DIRs are relative to the repository's root
 version=$(awk '$1 == "golang.org/x/vulndb" {print $2}' "$root/hack/tools/govulncheck/go.mod")
 [[ -n $version ]] || { echo "vulncheck: no golang.org/x/vulndb version in hack/tools/govulncheck/go.mod" >&2; exit 1; }
 db=${SCS_KAAS_CACHE:?}/vulndb/$version
+
+[[ $version =~ ([0-9]{14})-[0-9a-f]{12}$ ]] || { echo "vulncheck: $version is no pseudo-version" >&2; exit 1; }
+stamp=${BASH_REMATCH[1]}
+when="${stamp:0:4}-${stamp:4:2}-${stamp:6:2}T${stamp:8:2}:${stamp:10:2}:${stamp:12:2}Z"
+work=$(mktemp -d "${TMPDIR:-/tmp}/vulndb.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 
 if [[ ! -f $db/index/db.json ]]; then
 	# gendb reads the entries from a git repository and dates each by its last commit: one
 	# commit at the time of the module's pseudo-version dates them all by the database's
 	# version, and the output is the same on every machine.
-	[[ $version =~ ([0-9]{14})-[0-9a-f]{12}$ ]] || { echo "vulncheck: $version is no pseudo-version" >&2; exit 1; }
-	stamp=${BASH_REMATCH[1]}
-	when="${stamp:0:4}-${stamp:4:2}-${stamp:6:2}T${stamp:8:2}:${stamp:10:2}:${stamp:12:2}Z"
-	work=$(mktemp -d "${TMPDIR:-/tmp}/vulndb.XXXXXX")
-	trap 'rm -rf "$work"' EXIT
 	mkdir -p "$work/repo/data"
 	cp -R "$tool/osv" "$work/repo/data/osv"
 	(
@@ -43,10 +46,12 @@ if [[ ! -f $db/index/db.json ]]; then
 fi
 
 modified=$(sed -n 's/.*"modified": *"\([^"]*\)".*/\1/p' "$db/index/db.json")
-echo "govulncheck $(basename "$tool"), offline, against the Go vulnerability database golang.org/x/vulndb@$version (modified $modified)"
-rc=0
+echo "govulncheck $(basename "$tool"), offline, against the Go vulnerability database golang.org/x/vulndb@$version (modified $modified), with $(go env GOVERSION)"
+scans=()
 for m in "$@"; do
 	echo "govulncheck ($m)"
-	(cd "$m" && "$tool/govulncheck" -db "file://$db" ./...) || rc=$?
+	out=$work/scan-${#scans[@]}.json
+	(cd "$m" && "$tool/govulncheck" -db "file://$db" -format json ./...) >"$out"
+	scans+=("$m=$out")
 done
-exit "$rc"
+go run ./hack/vulngate -accepted hack/vulncheck-accepted.yaml -db-date "${when:0:10}" "${scans[@]}"
