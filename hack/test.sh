@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# make test: the live lane (make live: end-to-end passes and the playground on local control
+# planes) and the checks lane (make checks: lint, vulnerabilities, module tests, fuzzing,
+# render) at once. The control planes mostly wait on reconciles while the checks compute, so
+# the checks run at nice 10 and take the cycles the live tests leave: a control plane under a
+# test keeps the CPU it asks for, and its deadlines mean what they say.
+#
+# Both lanes run to the end, whatever the other does; make test fails if either fails. The
+# checks' lines carry a "[checks] " prefix; their log is also in _output/test/checks.log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+make=${MAKE:-make}
+out=_output/test
+mkdir -p "$out"
+rm -f "$out/checks.rc"
+start=$SECONDS
+
+# Ctrl-C or a CI timeout's SIGTERM stops both lanes and everything they started: the whole
+# process group, the make that called this script included.
+trap 'trap - INT TERM; kill 0' INT TERM
+
+(
+	rc=0
+	nice -n 10 "$make" --no-print-directory checks >"$out/checks.log" 2>&1 || rc=$?
+	echo "$rc" >"$out/checks.rc"
+) &
+checks=$!
+# Stream the checks' log as it grows, each line marked.
+tail -n +1 -F --pid="$checks" "$out/checks.log" 2>/dev/null | sed -u 's/^/[checks] /' &
+follower=$!
+
+live_rc=0
+"$make" --no-print-directory live || live_rc=$?
+live_seconds=$((SECONDS - start))
+
+wait "$checks" || true
+wait "$follower" 2>/dev/null || true
+checks_rc=$(cat "$out/checks.rc" 2>/dev/null || echo 1)
+
+echo "make test: live lane rc=$live_rc (${live_seconds} s), checks lane rc=$checks_rc; $((SECONDS - start)) s in all"
+((live_rc == 0 && checks_rc == 0))
