@@ -19,12 +19,6 @@ export SCS_KAAS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/scs-kaas
 # needs it: Gardener's validation, which it embeds, reaches a zstd binding whose bundled C
 # archive does not link into Go's default executables.
 export CGO_ENABLED := 0
-# Go 1.27.3 builds and tests everything: Go 1.26.8's standard library has vulnerabilities
-# that the code reaches (crypto/x509, crypto/tls, net/http; fixed in 1.26.9 and 1.26.10,
-# which the module proxy here does not serve), and make lint's vulnerability gate refuses
-# them. The go command fetches this toolchain from the module proxy once (76 MB); a machine
-# runs its own Go otherwise, whatever go.mod says. `make GOTOOLCHAIN=...` overrides it.
-export GOTOOLCHAIN := go1.27.3
 OUTPUT := $(CURDIR)/_output
 BIN := $(OUTPUT)/bin
 FUNCTION := $(BIN)/function-scs-kaas
@@ -35,10 +29,6 @@ MODULES := . hack/xrdgen hack/deepcopy hack/shootcrd hack/imagetar test/gardener
 	providers/provider-gardener-kubeconfig providers/provider-gardener-kubeconfig/hack/generate \
 	clients/kubectl-scs clients/terraform-provider-scs
 
-
-.PHONY: go-version
-go-version: ## Print the Go that make builds and tests with (GOTOOLCHAIN).
-	@go version
 
 .PHONY: help
 help: ## Show the targets.

@@ -41,11 +41,14 @@ module_version() {
 	' "$1/go.mod"
 }
 
-# stamp is a hash of the wrapper's inputs: a cached build made from different
-# inputs for the same version (say a changed replace) is rebuilt, not reused.
+# stamp is a hash of the wrapper's inputs and of the Go that builds it: a cached
+# build made from different inputs for the same version (say a changed replace), or
+# by another Go, is rebuilt, not reused.
 stamp() {
-	(cd "$1" && find . -type f ! -name '*.md' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
-		sha256sum | cut -d' ' -f1
+	{
+		(cd "$1" && find . -type f ! -name '*.md' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+		go_env "$1" go env GOVERSION
+	} | sha256sum | cut -d' ' -f1
 }
 
 # load_conf reads tool.conf (plain shell assignments) into globals.

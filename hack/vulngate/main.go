@@ -62,7 +62,9 @@ type position struct {
 
 // Acceptance is one entry of hack/vulncheck-accepted.yaml.
 type Acceptance struct {
-	ID      string   `json:"id"`
+	ID string `json:"id"`
+	// Modules are the module directories it holds for; "*" is every module, for the
+	// standard library, which every module builds with.
 	Modules []string `json:"modules"`
 	Reason  string   `json:"reason"`
 	// Until is the last database date (YYYY-MM-DD) the acceptance holds for.
@@ -263,7 +265,7 @@ func match(accepted []Acceptance, r Reached) int {
 			continue
 		}
 		for _, m := range a.Modules {
-			if m == r.Module {
+			if m == r.Module || m == "*" {
 				return i
 			}
 		}

@@ -67,6 +67,11 @@ func TestDecide(t *testing.T) {
 			accepted: []Acceptance{accept("clients/x", "2026-11-05")},
 			want:     Verdict{Accepted: []string{line + "; until 2026-11-05: not served"}},
 		},
+		"AcceptedForEveryModule": {
+			reached:  []Reached{reached},
+			accepted: []Acceptance{accept("*", "2026-11-05")},
+			want:     Verdict{Accepted: []string{line + "; until 2026-11-05: not served"}},
+		},
 		"AcceptedForAnotherModuleOnly": {
 			reached:  []Reached{reached},
 			accepted: []Acceptance{accept("clients/y", "2027-01-01")},
