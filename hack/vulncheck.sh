@@ -19,9 +19,6 @@ version=$(awk '$1 == "golang.org/x/vulndb" {print $2}' "$root/hack/tools/govulnc
 [[ -n $version ]] || { echo "vulncheck: no golang.org/x/vulndb version in hack/tools/govulncheck/go.mod" >&2; exit 1; }
 db=${SCS_KAAS_CACHE:?}/vulndb/$version
 
-[[ $version =~ ([0-9]{14})-[0-9a-f]{12}$ ]] || { echo "vulncheck: $version is no pseudo-version" >&2; exit 1; }
-stamp=${BASH_REMATCH[1]}
-when="${stamp:0:4}-${stamp:4:2}-${stamp:6:2}T${stamp:8:2}:${stamp:10:2}:${stamp:12:2}Z"
 work=$(mktemp -d "${TMPDIR:-/tmp}/vulndb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -29,6 +26,9 @@ if [[ ! -f $db/index/db.json ]]; then
 	# gendb reads the entries from a git repository and dates each by its last commit: one
 	# commit at the time of the module's pseudo-version dates them all by the database's
 	# version, and the output is the same on every machine.
+	[[ $version =~ ([0-9]{14})-[0-9a-f]{12}$ ]] || { echo "vulncheck: $version is no pseudo-version" >&2; exit 1; }
+	stamp=${BASH_REMATCH[1]}
+	when="${stamp:0:4}-${stamp:4:2}-${stamp:6:2}T${stamp:8:2}:${stamp:10:2}:${stamp:12:2}Z"
 	mkdir -p "$work/repo/data"
 	cp -R "$tool/osv" "$work/repo/data/osv"
 	(
@@ -54,4 +54,4 @@ for m in "$@"; do
 	(cd "$m" && "$tool/govulncheck" -db "file://$db" -format json ./...) >"$out"
 	scans+=("$m=$out")
 done
-go run ./hack/vulngate -accepted hack/vulncheck-accepted.yaml -db-date "${when:0:10}" "${scans[@]}"
+go run ./hack/vulngate -accepted hack/vulncheck-accepted.yaml -db-date "${modified:0:10}" "${scans[@]}"
