@@ -5,6 +5,9 @@
 # the checks run at nice 10 and take the cycles the live tests leave: a control plane under a
 # test keeps the CPU it asks for, and its deadlines mean what they say.
 #
+# Beside both, the modules of every tool and module are fetched at once (make download), so
+# that the tools' builds in the live lane find them rather than wait on the network in turn.
+#
 # Both lanes run to the end, whatever the other does; make test fails if either fails. The
 # checks' lines carry a "[checks] " prefix; their log is also in _output/test/checks.log.
 set -euo pipefail
@@ -20,6 +23,10 @@ start=$SECONDS
 # process group, the make that called this script included.
 trap 'trap - INT TERM; kill 0' INT TERM
 
+# The modules of the tools and tests come from the network while the first tool compiles.
+nice -n 10 "$make" --no-print-directory download 2>&1 | sed -u 's/^/[download] /' &
+download=$!
+
 (
 	rc=0
 	nice -n 10 "$make" --no-print-directory checks >"$out/checks.log" 2>&1 || rc=$?
@@ -34,6 +41,7 @@ live_rc=0
 "$make" --no-print-directory live || live_rc=$?
 live_seconds=$((SECONDS - start))
 
+wait "$download" || true
 wait "$checks" || true
 wait "$follower" 2>/dev/null || true
 checks_rc=$(cat "$out/checks.rc" 2>/dev/null || echo 1)

@@ -5,6 +5,7 @@
 #
 #   hack/tools/build.sh <tool>...      build if needed, print the dirs
 #   hack/tools/build.sh --dir <tool>... only print the dirs (no build)
+#   hack/tools/build.sh --download <tool>... fetch the modules of those not built, at once
 #   hack/tools/build.sh --list          list the tools
 #   hack/tools/build.sh all             every tool, one after the other
 #
@@ -208,15 +209,42 @@ build_one() {
 	printf '%s\n' "$out"
 }
 
+# download_all fetches the modules of every tool in $@ that is not built yet, all at once.
+# A cold build spends a quarter to half a minute per tool fetching before it compiles, one
+# tool after the other; fetched beforehand, beside the first compile, the network waits
+# leave the builds' way (make test does it first). go build later finds the modules in
+# the cache; whatever this misses, it fetches itself, so a failure here only warns.
+download_all() {
+	local t want
+	local -a pids=()
+	for t in "$@"; do
+		resolve "$t"
+		want=$(stamp "$here/$t")
+		[[ -f $OUT/.stamp && $(<"$OUT/.stamp") == "$want" ]] && continue
+		(
+			start=$SECONDS
+			if go_env "$here/$t" go mod download >&2; then
+				log "downloaded the modules of $t in $((SECONDS - start))s"
+			else
+				log "warning: downloading the modules of $t failed; its build fetches them again"
+			fi
+		) &
+		pids+=($!)
+	done
+	((${#pids[@]} == 0)) || wait "${pids[@]}"
+}
+
 main() {
 	local mode=build
 	case ${1:-} in
 	--list) list_tools; return ;;
 	--dir) mode=dir; shift ;;
-	-h | --help | "") sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; [[ -n ${1:-} ]]; return ;;
+	--download) mode=download; shift ;;
+	-h | --help | "") sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; [[ -n ${1:-} ]]; return ;;
 	esac
 	local -a tools=("$@")
 	if [[ ${tools[0]} == all ]]; then mapfile -t tools < <(list_tools); fi
+	if [[ $mode == download ]]; then download_all "${tools[@]}"; return; fi
 	local t
 	for t in "${tools[@]}"; do
 		if [[ $mode == dir ]]; then resolve "$t" && printf '%s\n' "$OUT"; else build_one "$t"; fi

@@ -338,9 +338,18 @@ func newTofu(t *testing.T, install providerInstall) *tofuRunner {
 	t.Helper()
 	dir := os.Getenv("SCS_KAAS_TOOL_OPENTOFU")
 	if dir == "" {
-		out, err := exec.Command(filepath.Join(repoRoot, "hack", "tools", "build.sh"), "--dir", "opentofu").Output()
+		// make live builds OpenTofu beside the e2e (SCS_KAAS_E2E_BUILD_TOOLS=1): build.sh
+		// then returns once that build is done (its lock), or builds it if nobody does.
+		// Otherwise a missing OpenTofu is reported below, not built within a test.
+		args := []string{"--dir", "opentofu"}
+		if os.Getenv("SCS_KAAS_E2E_BUILD_TOOLS") == "1" {
+			args = []string{"opentofu"}
+		}
+		cmd := exec.Command(filepath.Join(repoRoot, "hack", "tools", "build.sh"), args...)
+		cmd.Stderr = os.Stderr // the build's progress, if it builds or waits
+		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("hack/tools/build.sh --dir opentofu: %v", err)
+			t.Fatalf("hack/tools/build.sh %s: %v", strings.Join(args, " "), err)
 		}
 		dir = strings.TrimSpace(string(out))
 	}
