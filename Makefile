@@ -41,7 +41,7 @@ build: ## Build the function binary into _output/bin.
 	go build -trimpath -o $(FUNCTION) ./functions/function-scs-kaas
 
 .PHONY: package
-package: ## Build the Configuration, Function and Provider packages (.xpkg) into _output/packages.
+package: ## Build the Configuration, Function and Provider packages (.xpkg) and the SBOMs of those that run code (.cdx.json) into _output/packages.
 	hack/package.sh
 
 # kubectl-scs release binaries, one per platform, named as krew and release pages expect.
@@ -236,7 +236,7 @@ simulate: playground-bin ## Play CLAIM's backend in the playground: the status G
 # the second (docs/migration.md).
 E2E_GO_TEST = SCS_KAAS_E2E=1 go test -count=1 -p=1 -timeout=$(E2E_TIMEOUT) -v
 E2E_TOOLS ?= tools-controlplane tools-opentofu
-e2e: $(E2E_TOOLS) python-deps package ## End-to-end tests on live local control planes: legacy, namespaced (v2) and migration.
+e2e: $(E2E_TOOLS) tools-cosign python-deps package ## End-to-end tests on live local control planes: legacy, namespaced (v2) and migration.
 	cd test/e2e && $(E2E_GO_TEST) -skip '^Test(Namespaced|Migration)' . ./controlplane/
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^Test(Namespaced|CLI|Terraform)' .
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=migration $(E2E_GO_TEST) -run '^TestMigration' .

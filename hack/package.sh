@@ -26,8 +26,17 @@ done
 "$cli" xpkg build --package-root="$stage/configuration-legacy" --examples-root=examples \
 	-o "$out/configuration-scs-kaas-claims.xpkg"
 
+# Each package that runs code gets an SBOM beside it, <package>.cdx.json: CycloneDX, made by
+# cyclonedx-gomod from the Go build information of the very binary in the package (the
+# modules and versions linked in, the Go that built it). hack/sign.sh attaches it to the
+# pushed package as a signed attestation. The Configurations hold no code: no SBOM.
+# -std lists the Go standard library too: most advisories an auditor asks about are in it.
+cyclonedx=$(hack/tools/build.sh cyclonedx-gomod)/cyclonedx-gomod
+sbom() { "$cyclonedx" bin -json -std ${3:+-version "$3"} -output "$2" "$1"; }
+
 # Function: a static binary in a single-layer image, embedded in the package.
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$stage/function" ./functions/function-scs-kaas
+sbom "$stage/function" "$out/function-scs-kaas.cdx.json"
 "$imagetar" -binary "$stage/function" -path /function -port 9443 -o "$stage/function.tar"
 "$cli" xpkg build --package-root=functions/function-scs-kaas/package \
 	--embed-runtime-image-tarball="$stage/function.tar" -o "$out/function-scs-kaas.xpkg"
@@ -35,6 +44,7 @@ CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$stage/function" ./functio
 # Provider: the same for provider-gardener-kubeconfig.
 p=providers/provider-gardener-kubeconfig
 (cd $p && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$stage/provider" ./cmd/provider)
+sbom "$stage/provider" "$out/provider-gardener-kubeconfig.cdx.json"
 "$imagetar" -binary "$stage/provider" -path /usr/local/bin/provider -port 8080 -o "$stage/provider.tar"
 "$cli" xpkg build --package-root=$p/package \
 	--embed-runtime-image-tarball="$stage/provider.tar" -o "$out/provider-gardener-kubeconfig.xpkg"
@@ -51,6 +61,7 @@ pk_bin=$(hack/tools/build.sh provider-kubernetes)/provider-kubernetes
 cp -R "$pk_dir/package" "$stage/provider-kubernetes" && chmod -R u+w "$stage/provider-kubernetes"
 "$imagetar" -binary "$pk_bin" -path /usr/local/bin/crossplane-kubernetes-provider -port 8080 -o "$stage/provider-kubernetes.tar"
 mkdir -p "$out/deps"
+sbom "$pk_bin" "$out/deps/provider-kubernetes-$pk_version.cdx.json" "$pk_version"
 "$cli" xpkg build --package-root="$stage/provider-kubernetes" \
 	--embed-runtime-image-tarball="$stage/provider-kubernetes.tar" -o "$out/deps/provider-kubernetes-$pk_version.xpkg"
 

@@ -46,11 +46,17 @@ endif
 ifndef SCS_KAAS_TOOL_OPENTOFU
 SCS_KAAS_TOOL_OPENTOFU := $(shell $(TOOLS_BUILD) --dir opentofu)
 endif
+ifndef SCS_KAAS_TOOL_COSIGN
+SCS_KAAS_TOOL_COSIGN := $(shell $(TOOLS_BUILD) --dir cosign)
+endif
+ifndef SCS_KAAS_TOOL_CYCLONEDX_GOMOD
+SCS_KAAS_TOOL_CYCLONEDX_GOMOD := $(shell $(TOOLS_BUILD) --dir cyclonedx-gomod)
+endif
 # The control plane package (test/e2e/controlplane) reads these.
 export SCS_KAAS_TOOL_KUBERNETES SCS_KAAS_TOOL_ETCD SCS_KAAS_TOOL_CROSSPLANE \
 	SCS_KAAS_TOOL_CROSSPLANE_CLI SCS_KAAS_TOOL_PROVIDER_KUBERNETES SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING \
 	SCS_KAAS_TOOL_CLUSTER_API SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK SCS_KAAS_TOOL_OPENTOFU \
-	SCS_KAAS_TOOL_GARDENER_APISERVER SCS_KAAS_TOOL_PROMTOOL
+	SCS_KAAS_TOOL_GARDENER_APISERVER SCS_KAAS_TOOL_PROMTOOL SCS_KAAS_TOOL_COSIGN
 
 KUBECTL := $(SCS_KAAS_TOOL_KUBERNETES)/kubectl
 KUBE_APISERVER := $(SCS_KAAS_TOOL_KUBERNETES)/kube-apiserver
@@ -76,7 +82,7 @@ GOVULNCHECK_DIR := $(SCS_KAAS_TOOL_GOVULNCHECK)
 
 .PHONY: tools-all tools-list tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
 	tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-gardener-apiserver \
-	tools-promtool tools-govulncheck tools-controlplane
+	tools-promtool tools-govulncheck tools-cosign tools-cyclonedx-gomod tools-controlplane
 
 # Build every pinned tool (first run 30-50 min on 2 cores, then a no-op). Named
 # tools-all so that it does not clash with a top-level `tools` target.
@@ -88,7 +94,7 @@ tools-list: ## List the pinned tools.
 
 tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
 tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-gardener-apiserver tools-promtool \
-tools-govulncheck:
+tools-govulncheck tools-cosign tools-cyclonedx-gomod:
 	@$(TOOLS_BUILD) $(patsubst tools-%,%,$@) >/dev/null
 
 tools-controlplane: ## What the local control plane needs (not the CLI).
