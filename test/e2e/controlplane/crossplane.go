@@ -95,6 +95,13 @@ func (e *Env) startCrossplane(ctx context.Context) error {
 		// The package fetcher trusts the registry's CA besides the system roots.
 		env = append(env, "CA_BUNDLE_PATH="+e.registry.CAFile)
 	}
+	if e.signing != nil {
+		// Verification reads its trust from our TUF root at start, and reaches the registry
+		// through cosign's own client, which knows only the system roots: SSL_CERT_FILE
+		// makes the registry's CA those (nothing else Crossplane reaches relies on them).
+		args = append(args, "--enable-signature-verification")
+		env = append(env, "TUF_ROOT="+e.signing.TUFRoot, "SSL_CERT_FILE="+e.registry.CAFile)
+	}
 	p, err := e.startProcess("crossplane", e.tools.crossplane(), args, env)
 	if err != nil {
 		return err

@@ -117,6 +117,7 @@ type Env struct {
 	fnClientTLS                                                  *tls.Config
 	providerCA                                                   *certAuthority
 	registry                                                     *Registry
+	signing                                                      *Signing
 	stopPackageRuntime                                           context.CancelFunc
 	configuration                                                installedConfiguration
 }
@@ -203,7 +204,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := os.MkdirAll(e.RunDir, 0o755); err != nil {
 		return nil, err
 	}
-	if e.tools, err = opts.Tools.resolve(ctx, opts.RepoRoot, opts.Packages != nil, e.logf); err != nil {
+	if e.tools, err = opts.Tools.resolve(ctx, opts.RepoRoot, opts.Packages, e.logf); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -276,6 +277,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			}
 			return e.StartFunction(ctx)
 		}},
+		{"signing key, transparency log and TUF root", onlyIf(packages && opts.Packages.Verify, e.startSigning)},
 		{"registry and the packages pushed to it", onlyIf(packages, e.pushPackages)},
 		{"Crossplane core", e.startCrossplane},
 		{"package runtime", onlyIf(packages, e.startPackageRuntime)},
@@ -320,6 +322,7 @@ func (e *Env) Stop() error {
 	if e.stopPackageRuntime != nil {
 		e.stopPackageRuntime()
 	}
+	e.signing.stop()
 	e.mu.Lock()
 	names := make([]string, 0, len(e.procs))
 	seq := map[string]int{}

@@ -24,17 +24,20 @@ import (
 // Package is a package file of make package and where a mirror serves it: the repository
 // under the registry's address that the public name is rewritten to (ReadMirror), at a
 // version tag.
-type Package struct{ File, Repository, Tag string }
+// SBOM is the package's CycloneDX SBOM that make package writes beside it, attested when
+// the package is signed (PackageInstall.Verify); empty for a Configuration, which runs no
+// code.
+type Package struct{ File, Repository, Tag, SBOM string }
 
 // ProjectPackages are the packages users install, as make package builds them into
 // _output/packages: the project's four and provider-kubernetes (deps/), at versions the
 // Configurations' dependencies accept.
 var ProjectPackages = []Package{
-	{"configuration-scs-kaas.xpkg", "sovereigncloudstack/configuration-scs-kaas", "v0.1.0"},
-	{"configuration-scs-kaas-claims.xpkg", "sovereigncloudstack/configuration-scs-kaas-claims", "v0.1.0"},
-	{"function-scs-kaas.xpkg", "sovereigncloudstack/function-scs-kaas", "v0.1.0"},
-	{"provider-gardener-kubeconfig.xpkg", "sovereigncloudstack/provider-gardener-kubeconfig", "v0.1.0"},
-	{"deps/provider-kubernetes-v1.3.1.xpkg", "crossplane-contrib/provider-kubernetes", "v1.3.1"},
+	{"configuration-scs-kaas.xpkg", "sovereigncloudstack/configuration-scs-kaas", "v0.1.0", ""},
+	{"configuration-scs-kaas-claims.xpkg", "sovereigncloudstack/configuration-scs-kaas-claims", "v0.1.0", ""},
+	{"function-scs-kaas.xpkg", "sovereigncloudstack/function-scs-kaas", "v0.1.0", "function-scs-kaas.cdx.json"},
+	{"provider-gardener-kubeconfig.xpkg", "sovereigncloudstack/provider-gardener-kubeconfig", "v0.1.0", "provider-gardener-kubeconfig.cdx.json"},
+	{"deps/provider-kubernetes-v1.3.1.xpkg", "crossplane-contrib/provider-kubernetes", "v1.3.1", "deps/provider-kubernetes-v1.3.1.cdx.json"},
 }
 
 // ReadMirror reads the ImageConfigs of a mirror manifest (examples/install/mirror.yaml)
@@ -75,6 +78,12 @@ type PackageInstall struct {
 	// (examples/install: the ImageConfigs of mirror.yaml and one Configuration), applied as
 	// they are but for the registry's address in place of MirrorPlaceholder.
 	Manifests []string
+	// Verify signs every package pushed to the registry with the control plane's release key
+	// (Signing), its SBOM attested, and starts Crossplane with signature verification:
+	// VerificationManifests (examples/install/verification.yaml, which requires that key of
+	// the project's packages) are applied with the key's Secret before Manifests.
+	Verify                bool
+	VerificationManifests []string
 	// RuntimeCommand runs the package runtime as a process of a detached control plane
 	// (Options.Detach): a program and its arguments, to which Start appends
 	// --kubeconfig=<Crossplane cluster>, --function=<Function name> and
@@ -120,7 +129,11 @@ func ProjectInstall(repoRoot, configuration string) (*PackageInstall, error) {
 		}
 	}
 	install := filepath.Join(repoRoot, "examples", "install")
-	return &PackageInstall{Dir: dir, Manifests: []string{filepath.Join(install, "mirror.yaml"), filepath.Join(install, configuration)}}, nil
+	return &PackageInstall{
+		Dir:                   dir,
+		Manifests:             []string{filepath.Join(install, "mirror.yaml"), filepath.Join(install, configuration)},
+		VerificationManifests: []string{filepath.Join(install, "verification.yaml")},
+	}, nil
 }
 
 // ConfigurationMeta is the package metadata (crossplane.yaml) of a flavour's Configuration,
@@ -161,16 +174,86 @@ func (e *Env) pushPackages(ctx context.Context) error {
 	}
 	e.registry = r
 	for _, pkg := range ProjectPackages {
-		if _, err := r.Push(ctx, e.tools.CrossplaneCLI(), filepath.Join(p.Dir, pkg.File), pkg.Repository, pkg.Tag); err != nil {
+		sbom := ""
+		if pkg.SBOM != "" {
+			sbom = filepath.Join(p.Dir, pkg.SBOM)
+		}
+		if err := e.publish(ctx, filepath.Join(p.Dir, pkg.File), pkg.Repository, pkg.Tag, sbom); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// installConfiguration installs Options.Packages.Manifests (InstallConfiguration).
+// publish pushes the package file to repository:tag of the registry and, when the control
+// plane verifies packages, signs what it pushed (by digest) with the release key, sbom (if
+// any) attested: as a release is published.
+func (e *Env) publish(ctx context.Context, file, repository, tag, sbom string) error {
+	r := e.registry
+	if _, err := r.Push(ctx, e.tools.CrossplaneCLI(), file, repository, tag); err != nil {
+		return err
+	}
+	if !e.opts.Packages.Verify {
+		return nil
+	}
+	digest, err := r.Digest(ctx, repository, tag)
+	if err != nil {
+		return err
+	}
+	return e.signing.Sign(ctx, e.opts.RepoRoot, r, e.signing.KeyFile, r.Address+"/"+repository+"@"+digest, sbom)
+}
+
+// installConfiguration installs Options.Packages.Manifests (InstallConfiguration), after
+// the verification ImageConfigs and the release key's Secret when it verifies.
 func (e *Env) installConfiguration(ctx context.Context) error {
-	return e.InstallConfiguration(ctx, e.opts.Packages.Manifests...)
+	p := e.opts.Packages
+	if p.Verify {
+		pub, err := os.ReadFile(e.signing.PublicKeyFile)
+		if err != nil {
+			return err
+		}
+		key := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ReleaseKeySecret, Namespace: CrossplaneNamespace}, Data: map[string][]byte{"cosign.pub": pub}}
+		if _, err := e.Crossplane.Client.CoreV1().Secrets(CrossplaneNamespace).Create(ctx, key, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		objs, err := ReadManifests(p.VerificationManifests...)
+		if err != nil {
+			return err
+		}
+		if err := e.Crossplane.ApplyObjects(ctx, e.toRegistry(objs)...); err != nil {
+			return err
+		}
+	}
+	return e.InstallConfiguration(ctx, p.Manifests...)
+}
+
+// ReleaseKeySecret is the Secret in Crossplane's namespace that holds the public key
+// examples/install/verification.yaml verifies the project's packages with (key cosign.pub).
+const ReleaseKeySecret = "scs-kaas-release-key"
+
+// toRegistry points ImageConfigs at the control plane's registry: MirrorPlaceholder, in
+// the prefixes they rewrite to or match, becomes the registry's address.
+func (e *Env) toRegistry(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	for _, o := range objs {
+		if o.GetKind() != "ImageConfig" {
+			continue
+		}
+		if prefix, found, _ := unstructured.NestedString(o.Object, "spec", "rewriteImage", "prefix"); found {
+			_ = unstructured.SetNestedField(o.Object, strings.Replace(prefix, MirrorPlaceholder, e.registry.Address, 1), "spec", "rewriteImage", "prefix")
+		}
+		matches, _, _ := unstructured.NestedSlice(o.Object, "spec", "matchImages")
+		for _, m := range matches {
+			if m, ok := m.(map[string]any); ok {
+				if prefix, ok := m["prefix"].(string); ok {
+					m["prefix"] = strings.Replace(prefix, MirrorPlaceholder, e.registry.Address, 1)
+				}
+			}
+		}
+		if matches != nil {
+			_ = unstructured.SetNestedSlice(o.Object, matches, "spec", "matchImages")
+		}
+	}
+	return objs
 }
 
 // packageCRDs are the CRDs of the installed Providers that the control plane uses:
@@ -195,12 +278,9 @@ func (e *Env) InstallConfiguration(ctx context.Context, manifests ...string) err
 	for _, o := range objs {
 		switch o.GetKind() {
 		case "ImageConfig":
-			prefix, _, _ := unstructured.NestedString(o.Object, "spec", "rewriteImage", "prefix")
-			if !strings.HasPrefix(prefix, MirrorPlaceholder+"/") {
+			prefix, found, _ := unstructured.NestedString(o.Object, "spec", "rewriteImage", "prefix")
+			if found && !strings.HasPrefix(prefix, MirrorPlaceholder+"/") {
 				return fmt.Errorf("ImageConfig %s rewrites to %q, not to %s", o.GetName(), prefix, MirrorPlaceholder)
-			}
-			if err := unstructured.SetNestedField(o.Object, e.registry.Address+strings.TrimPrefix(prefix, MirrorPlaceholder), "spec", "rewriteImage", "prefix"); err != nil {
-				return err
 			}
 		case "Configuration":
 			name = o.GetName()
@@ -210,7 +290,7 @@ func (e *Env) InstallConfiguration(ctx context.Context, manifests ...string) err
 	if name == "" {
 		return errors.New("the install manifests hold no Configuration")
 	}
-	if err := c.ApplyObjects(ctx, objs...); err != nil {
+	if err := c.ApplyObjects(ctx, e.toRegistry(objs)...); err != nil {
 		return err
 	}
 	err = waitFor(ctx, 5*time.Minute, "Configuration "+name+" and its dependencies installed and healthy", nil, func(ctx context.Context) (bool, error) {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -105,4 +106,27 @@ func (r *Registry) Push(ctx context.Context, crossplaneCLI, file, repository, ta
 		}
 	}
 	return "", errors.Join(errs...)
+}
+
+// Digest returns the digest of the manifest repository:tag points at, as a package manager
+// resolves a tag before it fetches (sha256:...).
+func (r *Registry) Digest(ctx context.Context, repository, tag string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodHead, "https://"+r.Address+"/v2/"+repository+"/manifests/"+tag, nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Accept", strings.Join([]string{
+		"application/vnd.oci.image.manifest.v1+json", "application/vnd.oci.image.index.v1+json",
+		"application/vnd.docker.distribution.manifest.v2+json", "application/vnd.docker.distribution.manifest.list.v2+json",
+	}, ", "))
+	resp, err := r.Client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	_ = resp.Body.Close()
+	digest := resp.Header.Get("Docker-Content-Digest")
+	if resp.StatusCode != http.StatusOK || digest == "" {
+		return "", fmt.Errorf("HEAD %s/%s:%s: %s, digest %q", r.Address, repository, tag, resp.Status, digest)
+	}
+	return digest, nil
 }

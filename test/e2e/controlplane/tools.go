@@ -32,7 +32,13 @@ type Tools struct {
 	// SCS_KAAS_TOOL_CROSSPLANE_CLI: crossplane-cli, which pushes packages
 	// (Options.Packages); resolved only for a control plane that installs through them.
 	CrossplaneCLIDir string
+	// SCS_KAAS_TOOL_COSIGN: cosign, which signs the packages (PackageInstall.Verify);
+	// resolved only for a control plane that verifies them.
+	CosignDir string
 }
+
+// Cosign is the path of the pinned cosign.
+func (t Tools) Cosign() string { return filepath.Join(t.CosignDir, "cosign") }
 
 // CrossplaneCLI is the path of the pinned crossplane CLI.
 func (t Tools) CrossplaneCLI() string { return filepath.Join(t.CrossplaneCLIDir, "crossplane-cli") }
@@ -58,7 +64,7 @@ func (t Tools) Kubectl() string { return t.kube("kubectl") }
 // resolve fills empty directories, building missing tools. The first build
 // on a machine takes a long time (kube-apiserver alone ~15 min on 2 cores);
 // later ones are cache hits that cost milliseconds.
-func (t Tools) resolve(ctx context.Context, repoRoot string, packages bool, logf func(string, ...any)) (Tools, error) {
+func (t Tools) resolve(ctx context.Context, repoRoot string, packages *PackageInstall, logf func(string, ...any)) (Tools, error) {
 	type field struct {
 		dir  *string
 		tool string
@@ -74,35 +80,31 @@ func (t Tools) resolve(ctx context.Context, repoRoot string, packages bool, logf
 		{&t.ClusterAPIOpenStackDir, "cluster-api-provider-openstack", "SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK"},
 		{&t.GardenerAPIServerDir, "gardener-apiserver", "SCS_KAAS_TOOL_GARDENER_APISERVER"},
 	}
-	if packages {
+	if packages != nil {
 		fields = append(fields, field{&t.CrossplaneCLIDir, "crossplane-cli", "SCS_KAAS_TOOL_CROSSPLANE_CLI"})
 	}
+	if packages != nil && packages.Verify {
+		fields = append(fields, field{&t.CosignDir, "cosign", "SCS_KAAS_TOOL_COSIGN"})
+	}
 	for _, f := range fields {
-		if *f.dir == "" {
-			*f.dir = os.Getenv(f.env)
-		}
 		if *f.dir != "" {
 			continue
 		}
-		if repoRoot == "" {
-			return t, fmt.Errorf("no directory for %s: set %s or Options.RepoRoot", f.tool, f.env)
+		var err error
+		if *f.dir, err = toolDir(ctx, repoRoot, f.tool, f.env, logf); err != nil {
+			return t, err
 		}
-		logf("resolving %s with hack/tools/build.sh (the first build on a machine takes minutes)", f.tool)
-		var out bytes.Buffer
-		cmd := exec.CommandContext(ctx, filepath.Join(repoRoot, "hack", "tools", "build.sh"), f.tool)
-		cmd.Stdout, cmd.Stderr = &out, os.Stderr
-		if err := cmd.Run(); err != nil {
-			return t, fmt.Errorf("building %s: %w", f.tool, err)
-		}
-		*f.dir = strings.TrimSpace(out.String())
 	}
 	need := []string{t.kube("kube-apiserver"), t.kube("kube-controller-manager"), t.etcd(), t.crossplane(), t.provider(), t.FunctionGoTemplating(),
 		filepath.Join(t.ClusterAPIOpenStackDir, "crds"), t.gardenerAPIServer()}
 	for _, c := range capiComponents {
 		need = append(need, filepath.Join(t.ClusterAPIDir, c.binary))
 	}
-	if packages {
+	if packages != nil {
 		need = append(need, t.CrossplaneCLI())
+	}
+	if packages != nil && packages.Verify {
+		need = append(need, t.Cosign())
 	}
 	for _, p := range need {
 		if _, err := os.Stat(p); err != nil {
@@ -110,6 +112,25 @@ func (t Tools) resolve(ctx context.Context, repoRoot string, packages bool, logf
 		}
 	}
 	return t, nil
+}
+
+// toolDir is the directory of the pinned tool: the one the environment variable env names
+// (make exports them), or the one hack/tools/build.sh of repoRoot builds or finds cached.
+func toolDir(ctx context.Context, repoRoot, tool, env string, logf func(string, ...any)) (string, error) {
+	if dir := os.Getenv(env); dir != "" {
+		return dir, nil
+	}
+	if repoRoot == "" {
+		return "", fmt.Errorf("no directory for %s: set %s or Options.RepoRoot", tool, env)
+	}
+	logf("resolving %s with hack/tools/build.sh (the first build on a machine takes minutes)", tool)
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, filepath.Join(repoRoot, "hack", "tools", "build.sh"), tool)
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building %s: %w", tool, err)
+	}
+	return strings.TrimSpace(out.String()), nil
 }
 
 // FindRepoRoot walks up from dir to the directory holding hack/tools/build.sh.

@@ -67,15 +67,17 @@ func (e *Env) PushUpgrade(ctx context.Context, version string) error {
 		"  annotations:\n", "  annotations:\n    meta.crossplane.io/release: "+version+"\n"); err != nil {
 		return err
 	}
-	for _, b := range []struct{ root, repository string }{
-		{cfgRoot, repository},
-		{fnRoot, fnRepository},
+	// The release's Function runs the binary of make package's: its SBOM is that one's.
+	fnSBOM := filepath.Join(e.opts.Packages.Dir, "function-scs-kaas.cdx.json")
+	for _, b := range []struct{ root, repository, sbom string }{
+		{cfgRoot, repository, ""},
+		{fnRoot, fnRepository, fnSBOM},
 	} {
 		out := filepath.Join(dir, path.Base(b.repository)+".xpkg")
 		if msg, err := exec.CommandContext(ctx, e.tools.CrossplaneCLI(), "xpkg", "build", "--package-root="+b.root, "-o", out).CombinedOutput(); err != nil {
 			return fmt.Errorf("crossplane xpkg build %s: %w\n%s", b.root, err, msg)
 		}
-		if _, err := e.registry.Push(ctx, e.tools.CrossplaneCLI(), out, b.repository, version); err != nil {
+		if err := e.publish(ctx, out, b.repository, version, b.sbom); err != nil {
 			return err
 		}
 	}
