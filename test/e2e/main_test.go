@@ -100,11 +100,14 @@ func run(m *testing.M) int {
 	// its packages pushed to the control plane's registry, the mirror's ImageConfigs and the
 	// flavour's Configuration (the migration starts from the legacy one); the package
 	// manager installs the Function and the Providers. What a Configuration cannot carry,
-	// the admission policy and Crossplane's RBAC, is applied beside it.
+	// the admission policy and Crossplane's RBAC, is applied beside it. Every package is
+	// signed when pushed and Crossplane installs it only once its signature verifies
+	// (examples/install/verification.yaml; TestPackageSignatureVerification).
 	install, err := controlplane.ProjectInstall(repoRoot, flavour.configuration())
 	if err != nil {
 		return fail("%v", err)
 	}
+	install.Verify = true
 	start := time.Now()
 	env, err = controlplane.Start(ctx, controlplane.Options{
 		RunDir:         runDir,
