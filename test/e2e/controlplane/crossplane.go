@@ -96,11 +96,16 @@ func (e *Env) startCrossplane(ctx context.Context) error {
 		env = append(env, "CA_BUNDLE_PATH="+e.registry.CAFile)
 	}
 	if e.signing != nil {
-		// Verification reads its trust from our TUF root at start, and reaches the registry
-		// through cosign's own client, which knows only the system roots: SSL_CERT_FILE
-		// makes the registry's CA those (nothing else Crossplane reaches relies on them).
+		// Verification reads its trust at start from the TUF root under the package cache
+		// (Crossplane sets TUF_ROOT there itself), which sigstore's CDN fills unless it holds
+		// a fresh root: ours. It reaches the registry through cosign's own client, which
+		// knows only the system roots: SSL_CERT_FILE makes the registry's CA those (nothing
+		// else Crossplane reaches relies on them).
+		if err := e.signing.InitializeTUFRoot(ctx, filepath.Join(dir, "xpkg-cache", ".sigstore", "root")); err != nil {
+			return err
+		}
 		args = append(args, "--enable-signature-verification")
-		env = append(env, "TUF_ROOT="+e.signing.TUFRoot, "SSL_CERT_FILE="+e.registry.CAFile)
+		env = append(env, "SSL_CERT_FILE="+e.registry.CAFile)
 	}
 	p, err := e.startProcess("crossplane", e.tools.crossplane(), args, env)
 	if err != nil {

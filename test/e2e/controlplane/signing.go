@@ -33,8 +33,10 @@ type Signing struct {
 	KeyFile, PublicKeyFile string
 	// LogURL is the transparency log cosign records signatures in (--rekor-url).
 	LogURL string
-	// TUFRoot is cosign's TUF cache holding our root (TUF_ROOT), for Crossplane and cosign.
+	// TUFRoot is cosign's TUF cache holding our root (TUF_ROOT), for signing and cosign verify.
 	TUFRoot string
+	// tufRepository is the published TUF repository the roots trust (a file:// mirror).
+	tufRepository string
 
 	cosign string
 	server *http.Server
@@ -93,11 +95,17 @@ func (e *Env) startSigning(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	// cosign initialize fills TUF_ROOT from the repository as Crossplane's TUF client reads it.
+	s.tufRepository = filepath.Join(repository, "repository")
 	s.TUFRoot = filepath.Join(s.Dir, "tuf-root")
-	published := filepath.Join(repository, "repository")
-	cmd := exec.CommandContext(ctx, s.cosign, "initialize", "--mirror=file://"+published, "--root="+filepath.Join(published, "root.json"))
-	cmd.Env = append(os.Environ(), "TUF_ROOT="+s.TUFRoot)
+	return s.InitializeTUFRoot(ctx, s.TUFRoot)
+}
+
+// InitializeTUFRoot makes dir a TUF root that trusts our repository, as `cosign initialize`
+// makes one for an operator: cosign's TUF_ROOT, or Crossplane's, which Crossplane places
+// under its package cache whatever TUF_ROOT it is given (XPKG_CACHE_DIR/.sigstore/root).
+func (s *Signing) InitializeTUFRoot(ctx context.Context, dir string) error {
+	cmd := exec.CommandContext(ctx, s.cosign, "initialize", "--mirror=file://"+s.tufRepository, "--root="+filepath.Join(s.tufRepository, "root.json"))
+	cmd.Env = append(os.Environ(), "TUF_ROOT="+dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("cosign initialize: %w\n%s", err, out)
 	}
