@@ -1,11 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path"
@@ -17,6 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
@@ -248,35 +248,19 @@ func digestOf(ref string) string { return ref[strings.LastIndex(ref, "@")+1:] }
 // under the signature tag of digest to, as one who changed a signed package would.
 func copySignature(ctx context.Context, t *testing.T, registry *controlplane.Registry, repository, from, to string) {
 	t.Helper()
-	tag := func(digest string) string { return strings.Replace(digest, ":", "-", 1) + ".sig" }
-	url := func(digest string) string {
-		return "https://" + registry.Address + "/v2/" + repository + "/manifests/" + tag(digest)
+	tag := func(digest string) name.Tag {
+		ref, err := name.NewTag(registry.Address + "/" + repository + ":" + strings.Replace(digest, ":", "-", 1) + ".sig")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ref
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url(from), nil)
+	options := registry.RemoteOptions(ctx)
+	signature, err := remote.Get(tag(from), options...)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the signature of %s: %v", from, err)
 	}
-	req.Header.Set("Accept", "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json")
-	resp, err := registry.Client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	manifest, err := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET the signature of %s: %s %v", from, resp.Status, err)
-	}
-	req, err = http.NewRequestWithContext(ctx, http.MethodPut, url(to), bytes.NewReader(manifest))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", resp.Header.Get("Content-Type"))
-	put, err := registry.Client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = put.Body.Close()
-	if put.StatusCode != http.StatusCreated {
-		t.Fatalf("PUT the signature under %s: %s", tag(to), put.Status)
+	if err := remote.Put(tag(to), signature, options...); err != nil {
+		t.Fatalf("the signature of %s under %s: %v", from, to, err)
 	}
 }

@@ -24,13 +24,7 @@ import (
 // XRD and Composition must come from the package, every package must become Installed and
 // Healthy, and a claim must compose its Shoot in the garden through it all.
 func TestInstallThroughPackages(t *testing.T) {
-	if os.Getenv("SCS_KAAS_E2E") == "" {
-		t.Skip("set SCS_KAAS_E2E=1 to run the control plane tests (builds/uses the pinned tools)")
-	}
-	root, err := FindRepoRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := liveTestRepoRoot(t)
 	// docs/install.md, air-gapped: the mirror's ImageConfigs and the Configuration.
 	install, err := ProjectInstall(root, "configuration-claims.yaml")
 	if err != nil {
@@ -158,4 +152,18 @@ func TestConfigurationMeta(t *testing.T) {
 			t.Errorf("%s (%s flavour) is not the Configuration %s", ConfigurationMeta(flavour), flavour, name)
 		}
 	}
+}
+
+// liveTestRepoRoot skips a test that runs live processes unless SCS_KAAS_E2E is set, and
+// returns the repository root the pinned tools are built from.
+func liveTestRepoRoot(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("SCS_KAAS_E2E") == "" {
+		t.Skip("set SCS_KAAS_E2E=1 to run the control plane tests (builds/uses the pinned tools)")
+	}
+	root, err := FindRepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }

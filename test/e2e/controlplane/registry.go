@@ -11,8 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 // Registry is the control plane's local OCI registry: the helper in test/e2e/cmd/registry,
@@ -111,22 +113,18 @@ func (r *Registry) Push(ctx context.Context, crossplaneCLI, file, repository, ta
 // Digest returns the digest of the manifest repository:tag points at, as a package manager
 // resolves a tag before it fetches (sha256:...).
 func (r *Registry) Digest(ctx context.Context, repository, tag string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodHead, "https://"+r.Address+"/v2/"+repository+"/manifests/"+tag, nil)
+	ref, err := name.NewTag(r.Address + "/" + repository + ":" + tag)
 	if err != nil {
 		return "", err
 	}
-	req.Header.Set("Accept", strings.Join([]string{
-		"application/vnd.oci.image.manifest.v1+json", "application/vnd.oci.image.index.v1+json",
-		"application/vnd.docker.distribution.manifest.v2+json", "application/vnd.docker.distribution.manifest.list.v2+json",
-	}, ", "))
-	resp, err := r.Client.Do(req)
+	desc, err := remote.Head(ref, r.RemoteOptions(ctx)...)
 	if err != nil {
 		return "", err
 	}
-	_ = resp.Body.Close()
-	digest := resp.Header.Get("Docker-Content-Digest")
-	if resp.StatusCode != http.StatusOK || digest == "" {
-		return "", fmt.Errorf("HEAD %s/%s:%s: %s, digest %q", r.Address, repository, tag, resp.Status, digest)
-	}
-	return digest, nil
+	return desc.Digest.String(), nil
+}
+
+// RemoteOptions are go-containerregistry's options to reach the registry, trusting its CA.
+func (r *Registry) RemoteOptions(ctx context.Context) []remote.Option {
+	return []remote.Option{remote.WithTransport(r.Client.Transport), remote.WithContext(ctx)}
 }

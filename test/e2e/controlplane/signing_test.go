@@ -22,16 +22,11 @@ import (
 // that did not sign it and an attestation type that was not attached must fail: the check
 // is not a formality. Crossplane's own verification is TestPackageSignatureVerification's.
 func TestSignaturesVerifyWithCosign(t *testing.T) {
-	if os.Getenv("SCS_KAAS_E2E") == "" {
-		t.Skip("set SCS_KAAS_E2E=1 to run the control plane tests (builds/uses the pinned tools)")
-	}
-	root, err := FindRepoRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := liveTestRepoRoot(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var tools Tools
+	var err error
 	if tools.CosignDir, err = toolDir(ctx, root, "cosign", "SCS_KAAS_TOOL_COSIGN", t.Logf); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +49,7 @@ func TestSignaturesVerifyWithCosign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := remote.Write(ref, image, remote.WithTransport(registry.Client.Transport), remote.WithContext(ctx)); err != nil {
+	if err := remote.Write(ref, image, registry.RemoteOptions(ctx)...); err != nil {
 		t.Fatal(err)
 	}
 	digest, err := image.Digest()
