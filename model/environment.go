@@ -96,8 +96,8 @@ func usesSelector(config *unstructured.Unstructured) bool {
 	return found
 }
 
-// access decodes an EnvironmentConfig's access; one that cannot be decoded admits nobody.
-func access(config *unstructured.Unstructured) *envv1alpha1.Access {
+// AccessOf decodes an EnvironmentConfig's access; one that cannot be decoded admits nobody.
+func AccessOf(config *unstructured.Unstructured) *envv1alpha1.Access {
 	raw, found, _ := unstructured.NestedFieldNoCopy(config.Object, "data", "access")
 	if !found {
 		return nil
@@ -129,7 +129,7 @@ func SelectEnvironment(requested, pinned string, configs []*unstructured.Unstruc
 		if !ok || name == "" {
 			continue
 		}
-		if !Admits(access(c), tenant) {
+		if !Admits(AccessOf(c), tenant) {
 			hidden[name] = true
 			continue
 		}

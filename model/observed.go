@@ -123,17 +123,38 @@ func stringMap(in map[string]string) map[string]any {
 }
 
 // ObservedCondition is a condition of an observed object in the Crossplane and Kubernetes
-// shape (status.conditions[] with type, status, reason, message), as managed resources and
-// provider-kubernetes Objects report them.
+// shape (status.conditions[] with type, status, reason, message), as managed resources,
+// provider-kubernetes Objects and the composites of this API report them. It is the one
+// reader of conditions: the function, the CLI, the conformance kit, the Terraform provider
+// and the tests all read them through ConditionOf.
 type ObservedCondition struct {
-	Status, Reason, Message string
-	Found                   bool
+	Type, Status, Reason, Message string
+	// ObservedGeneration is the generation the condition is about, where it says.
+	ObservedGeneration int64
+	Found              bool
 }
 
-// ConditionOf reads the condition of type t from an observed object.
+// String is "Status (Reason): Message", the parts that are set; "not reported" when the
+// object has no such condition.
+func (c ObservedCondition) String() string {
+	if !c.Found || c.Status == "" {
+		return "not reported"
+	}
+	s := c.Status
+	if c.Reason != "" {
+		s += " (" + c.Reason + ")"
+	}
+	if c.Message != "" {
+		s += ": " + c.Message
+	}
+	return s
+}
+
+// ConditionOf reads the condition of type t from an observed object; Found is false, and
+// only Type is set, when it has none.
 func ConditionOf(u *unstructured.Unstructured, t string) ObservedCondition {
 	if u == nil {
-		return ObservedCondition{}
+		return ObservedCondition{Type: t}
 	}
 	// Read in place: NestedSlice would deep-copy every condition to look at one.
 	raw, _, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "conditions")
@@ -143,13 +164,19 @@ func ConditionOf(u *unstructured.Unstructured, t string) ObservedCondition {
 		if !ok || c["type"] != t {
 			continue
 		}
-		out := ObservedCondition{Found: true}
+		out := ObservedCondition{Type: t, Found: true}
 		out.Status, _ = c["status"].(string)
 		out.Reason, _ = c["reason"].(string)
 		out.Message, _ = c["message"].(string)
+		switch g := c["observedGeneration"].(type) {
+		case int64:
+			out.ObservedGeneration = g
+		case float64:
+			out.ObservedGeneration = int64(g)
+		}
 		return out
 	}
-	return ObservedCondition{}
+	return ObservedCondition{Type: t}
 }
 
 // DecodeObserved decodes an observed native object into obj, a pointer to its typed form,
