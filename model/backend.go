@@ -28,11 +28,11 @@ type Backend interface {
 	// relative to the EnvironmentConfig's data.
 	ValidateEnvironment(env *Environment) field.ErrorList
 
-	// PlacementSettings are the backend's environment settings that decide where a
-	// cluster's resources live: the garden or management cluster, a ProviderConfig, a
-	// namespace. Reconcile keeps their values for the cluster's life (KeepPlacement), so an
-	// edit reaches new clusters only.
-	PlacementSettings() []PlacementSetting
+	// Settings are the backend's environment settings that reach a cluster's native
+	// objects (the region is every backend's): the garden or management cluster, a
+	// ProviderConfig, a namespace. Reconcile keeps their values for the cluster's life
+	// (keepSettings), so that an edit reaches new clusters only.
+	Settings() []Setting
 
 	// NameLength is the longest cluster name the backend's native objects allow in the
 	// environment, with room for every name derived from it. New clusters get a name of
@@ -63,52 +63,6 @@ type Translation struct {
 
 	// Observation is the normalised view of the observed native objects.
 	Observation *Observation
-}
-
-// Request is everything a backend needs for one cluster.
-type Request struct {
-	// Cluster is the composite resource. Its spec has been defaulted and validated.
-	Cluster *kaasv1alpha1.XSCSCluster
-
-	// NativeName is the cluster's name in the backend (a Shoot, a Cluster API Cluster, a
-	// Magnum cluster). Every name a backend derives (composed objects, connection
-	// secrets) starts with it, and every native object carries it as LabelCluster.
-	NativeName string
-
-	// Identity is who the cluster is to its users; native objects carry its hash as
-	// LabelIdentity.
-	Identity Identity
-
-	// Environment is the environment the cluster lives in.
-	Environment *Environment
-
-	// Defaulted records what the environment filled in of the spec (see Defaulted), so
-	// that a message can say where a refused value came from.
-	Defaulted *kaasv1alpha1.DefaultedValues
-
-	// Observed are the native objects that exist now, keyed by resource name.
-	Observed map[string]ObservedResource
-
-	// Required are the resources fetched for the backend's Requirements, keyed by
-	// requirement name. A key is present once the caller fetched it, even if nothing
-	// matched.
-	Required map[string][]*unstructured.Unstructured
-
-	// Options are settings of the caller that are not part of the cluster or environment.
-	Options Options
-}
-
-// ZonesDefaulted says whether the zones of a pool came from the environment, not the user.
-func (r *Request) ZonesDefaulted(pool string) bool {
-	k, ok := keptPool(r.Defaulted, pool)
-	return ok && len(k.Zones) > 0
-}
-
-// Options are settings of the program that uses the model layer.
-type Options struct {
-	// ConnectionSecretNamespace is where composed objects write their connection secrets
-	// when the backend needs them (Crossplane reads them back as connection details).
-	ConnectionSecretNamespace string
 }
 
 // ObservedResource is a native object as it exists, with its connection details.

@@ -1,7 +1,12 @@
 package model
 
 import (
+	"fmt"
+	"maps"
 	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
@@ -214,3 +219,48 @@ func defaultMaintenance(in *kaasv1alpha1.MaintenanceSpec, version string, env *E
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// explainDefaults adds, to each refusal of a value the spec does not set, where the value
+// came from: the environment setting that filled it in. A team that never wrote a zone or a
+// network range would not understand a refusal of it otherwise.
+func explainDefaults(errs field.ErrorList, given *kaasv1alpha1.ClusterSpec, defaulted *kaasv1alpha1.DefaultedValues, env *Environment) field.ErrorList {
+	sources := map[string]string{}
+	if defaulted != nil && defaulted.Network != nil {
+		n := defaulted.Network
+		for f, v := range map[string]string{"podCIDR": n.PodCIDR, "serviceCIDR": n.ServiceCIDR, "nodeCIDR": n.NodeCIDR, "cni": string(n.CNI)} {
+			if v != "" {
+				sources["spec.network."+f] = "data.defaults.network." + f
+			}
+		}
+	}
+	for i, p := range given.NodePools {
+		k, ok := keptPool(defaulted, p.Name)
+		if !ok {
+			continue
+		}
+		if len(k.Zones) > 0 {
+			sources[fmt.Sprintf("spec.nodePools[%d].zones", i)] = "data.catalog.zones"
+		}
+		if k.RootDiskGiB != nil {
+			sources[fmt.Sprintf("spec.nodePools[%d].rootDiskGiB", i)] = "data.defaults.rootDiskGiB"
+		}
+	}
+	if (given.Maintenance == nil || given.Maintenance.Window == nil) && env.Defaults.Maintenance.Window != nil {
+		sources["spec.maintenance.window"] = "data.defaults.maintenance.window"
+	}
+	out := make(field.ErrorList, 0, len(errs))
+	paths := slices.Sorted(maps.Keys(sources)) // one order for every call
+	for _, e := range errs {
+		for _, path := range paths {
+			setting := sources[path]
+			if (e.Field == path || strings.HasPrefix(e.Field, path+".") || strings.HasPrefix(e.Field, path+"[")) && !strings.Contains(e.Detail, setting) {
+				c := *e
+				c.Detail += fmt.Sprintf(" (the spec does not set %s: environment %s filled it in from %s)", path, env.Name, setting)
+				e = &c
+				break
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}

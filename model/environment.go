@@ -302,3 +302,55 @@ func RequireSettings(path *field.Path, settings ...RequiredSetting) field.ErrorL
 	}
 	return errs
 }
+
+// EnvironmentChanges lists what the cluster keeps although its environment now offers or
+// defaults something else: the message of the EnvironmentUpToDate condition. spec is the
+// defaulted spec and kept the record of what the environment defaulted for it.
+func EnvironmentChanges(spec *kaasv1alpha1.ClusterSpec, env *Environment, kept *kaasv1alpha1.DefaultedValues) []string {
+	// A minor no longer offered is the VersionSupported condition's (versionCondition).
+	var out []string
+	if kept != nil && kept.Network != nil {
+		d := env.Defaults.Network
+		n := kept.Network
+		for _, c := range []struct{ name, kept, now string }{
+			{"podCIDR", n.PodCIDR, d.PodCIDR}, {"serviceCIDR", n.ServiceCIDR, d.ServiceCIDR},
+			{"nodeCIDR", n.NodeCIDR, d.NodeCIDR}, {"cni", string(n.CNI), string(d.CNI)},
+		} {
+			if c.kept != "" && c.now != "" && c.kept != c.now {
+				out = append(out, fmt.Sprintf("spec.network.%s: keeps %s from the cluster's creation; the environment now defaults to %s (data.defaults.network.%s)", c.name, c.kept, c.now, c.name))
+			}
+		}
+	}
+	for i, p := range spec.NodePools {
+		fp := fmt.Sprintf("spec.nodePools[%d]", i)
+		if len(env.Catalog.MachineTypes) > 0 && !slices.Contains(env.Catalog.MachineTypes, p.MachineType) {
+			out = append(out, fmt.Sprintf("%s.machineType: %s is no longer offered (data.catalog.machineTypes); pool %s keeps it", fp, p.MachineType, p.Name))
+		}
+		k, ok := keptPool(kept, p.Name)
+		switch {
+		case ok && len(k.Zones) > 0 && len(env.Catalog.Zones) > 0 && !SameSet(k.Zones, defaultZones(&p, env.Catalog.Zones)):
+			out = append(out, fmt.Sprintf("%s.zones: pool %s keeps %s from its creation; a new pool of its size would get %s (data.catalog.zones)", fp, p.Name, strings.Join(k.Zones, ", "), strings.Join(defaultZones(&p, env.Catalog.Zones), ", ")))
+		case len(env.Catalog.Zones) > 0:
+			var gone []string
+			for _, z := range p.Zones {
+				if !slices.Contains(env.Catalog.Zones, z) {
+					gone = append(gone, z)
+				}
+			}
+			if len(gone) > 0 {
+				out = append(out, fmt.Sprintf("%s.zones: %s no longer offered (data.catalog.zones); pool %s keeps running there", fp, strings.Join(gone, ", ")+verb(len(gone)), p.Name))
+			}
+		}
+		if ok && k.RootDiskGiB != nil && env.Defaults.RootDiskGiB != nil && *k.RootDiskGiB != *env.Defaults.RootDiskGiB {
+			out = append(out, fmt.Sprintf("%s.rootDiskGiB: pool %s keeps %d from its creation; the environment now defaults to %d (data.defaults.rootDiskGiB)", fp, p.Name, *k.RootDiskGiB, *env.Defaults.RootDiskGiB))
+		}
+	}
+	return out
+}
+
+func verb(n int) string {
+	if n == 1 {
+		return " is"
+	}
+	return " are"
+}

@@ -94,26 +94,6 @@ func TestClusterName(t *testing.T) {
 	}
 }
 
-// TestCheckOwnership: a native object that carries another cluster's identity is never
-// taken over.
-func TestCheckOwnership(t *testing.T) {
-	mine, theirs := Identity{"team1", "dev"}, Identity{"team2", "dev"}
-	object := func(owner Identity) map[string]ObservedResource {
-		return map[string]ObservedResource{"fake-cluster": {Object: &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": map[string]any{"name": "dev-abc-cluster"},
-			"status": map[string]any{"atProvider": map[string]any{"manifest": map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
-				"metadata": map[string]any{"name": "dev-abc", "namespace": "ns", "labels": map[string]any{LabelIdentity: owner.Hash()}}}}},
-		}}}}
-	}
-	if err := checkOwnership("fake", object(mine), mine); err != nil {
-		t.Errorf("its own object: %v", err)
-	}
-	err := checkOwnership("fake", object(theirs), mine)
-	if err == nil || ReasonOf(err) != kaasv1alpha1.ReasonReplacementRefused || !strings.Contains(err.Error(), "ConfigMap ns/dev-abc (composed resource fake-cluster) belongs to another cluster") {
-		t.Errorf("another cluster's object: %v", err)
-	}
-}
-
 // TestIdentityOf: a claim's composite is the claim; a namespaced composite is itself, and
 // claim labels its team wrote on it change nothing, so that no team speaks for another's
 // namespace.

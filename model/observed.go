@@ -2,117 +2,15 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
-	"slices"
-	"sort"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-
-	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
-	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
 // LabelNodePool names, on native objects that belong to one node pool (a Magnum
 // NodegroupV1, a Cluster API MachineDeployment), the pool they belong to.
 const LabelNodePool = "kaas.scs.community/node-pool"
-
-// Unobserved lists, sorted, the observed composed resources that manage a remote native
-// object which their provider has not reported yet: a provider-kubernetes Object without
-// status.atProvider.manifest (just created, a provider that has not synced, a restore from
-// backup). Such an object exists; only its state is unknown. It must neither be rendered as
-// new (that would drop what the backend chose for it and skip every check of an update)
-// nor left out (Crossplane would delete it), so Reconcile keeps it as it was last applied
-// until its state is known. Observe-only Objects are not listed: they change nothing. Nor
-// is an Object whose provider found its remote object missing and could not create it (an
-// admission plugin refused it): nothing exists behind it, and rendering it anew is how a
-// corrected spec gets there.
-func Unobserved(observed map[string]ObservedResource) []string {
-	var out []string
-	for name, o := range observed {
-		u := o.Object
-		if u == nil || !providerkubernetes.IsObject(u) || providerkubernetes.IsObserveOnly(u) || createFailed(u) {
-			continue
-		}
-		if remote, err := providerkubernetes.Observed(u); err == nil && remote == nil {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// LastApplied is the desired form of an observed composed resource: what was applied last
-// (spec, or a Secret's data and type), without what the API server and the controllers
-// added (status, uid, resourceVersion, managed fields).
-func LastApplied(observed *unstructured.Unstructured) *unstructured.Unstructured {
-	meta := map[string]any{"name": observed.GetName()}
-	if ns := observed.GetNamespace(); ns != "" {
-		meta["namespace"] = ns
-	}
-	if l := observed.GetLabels(); len(l) > 0 {
-		meta["labels"] = stringMap(l)
-	}
-	if a := observed.GetAnnotations(); len(a) > 0 {
-		meta["annotations"] = stringMap(a)
-	}
-	out := map[string]any{"apiVersion": observed.GetAPIVersion(), "kind": observed.GetKind(), "metadata": meta}
-	for k, v := range observed.Object {
-		if _, set := out[k]; !set && k != "status" {
-			out[k] = runtime.DeepCopyJSONValue(v)
-		}
-	}
-	return &unstructured.Unstructured{Object: out}
-}
-
-// keepUnobserved makes every unobserved resource desired exactly as it was last applied,
-// whatever the backend rendered for it.
-func keepUnobserved(r *Rendering, observed map[string]ObservedResource, unobserved []string) {
-	for _, name := range unobserved {
-		kept := Resource{Name: name, Object: LastApplied(observed[name].Object)}
-		if i := slices.IndexFunc(r.Resources, func(res Resource) bool { return res.Name == name }); i >= 0 {
-			kept.Disposable = r.Resources[i].Disposable
-			r.Resources[i] = kept
-			continue
-		}
-		r.Resources = append(r.Resources, kept)
-	}
-}
-
-// checkNothingDropped refuses a rendering that leaves out a composed resource of the
-// backend that exists: Crossplane would delete it, and with it a cluster or its nodes. The
-// one exception is a resource of a node pool the spec no longer has (labelled LabelNodePool):
-// removing a pool removes its node groups. Resources of earlier or later pipeline steps are
-// not the backend's and not checked.
-func checkNothingDropped(backend kaasv1alpha1.BackendType, r *Rendering, observed map[string]ObservedResource, spec *kaasv1alpha1.ClusterSpec) error {
-	desired := make(map[string]bool, len(r.Resources))
-	for _, res := range r.Resources {
-		desired[res.Name] = true
-	}
-	var dropped []string
-	for _, name := range backendResources(backend, observed) {
-		o := observed[name]
-		if desired[name] {
-			continue
-		}
-		pool := o.Object.GetLabels()[LabelNodePool]
-		if pool != "" && !slices.ContainsFunc(spec.NodePools, func(p kaasv1alpha1.NodePool) bool { return p.Name == pool }) {
-			continue
-		}
-		why := "it is not labelled " + LabelNodePool + " as the node group of a pool the spec removed"
-		if pool != "" {
-			why = fmt.Sprintf("it belongs to node pool %s, which the spec still has", pool)
-		}
-		dropped = append(dropped, fmt.Sprintf("%s (%s %s; %s)", name, o.Object.GetKind(), o.Object.GetName(), why))
-	}
-	if len(dropped) == 0 {
-		return nil
-	}
-	return errorf(kaasv1alpha1.ReasonDeletionRefused, "composed resources exist that the %s backend would no longer compose, so Crossplane would delete them: %s; nothing was changed: restore what removed them (a zone, the environment setting, the observed state)",
-		backend, strings.Join(dropped, ", "))
-}
 
 func stringMap(in map[string]string) map[string]any {
 	out := make(map[string]any, len(in))

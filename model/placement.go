@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
@@ -23,15 +22,6 @@ type Placement struct {
 	providerConfig string
 }
 
-// Place returns the placement in cluster, an environment setting that is either "local"
-// or the name of a provider-kubernetes ProviderConfig.
-func (r *Request) Place(cluster string) Placement {
-	if cluster == envv1alpha1.LocalCluster {
-		return Placement{req: r}
-	}
-	return Placement{req: r, providerConfig: cluster}
-}
-
 // Local says whether the native objects live in Crossplane's own cluster.
 func (p Placement) Local() bool { return p.providerConfig == "" }
 
@@ -44,10 +34,6 @@ func (p Placement) Namespace(ns string) string {
 	}
 	return ns
 }
-
-// Namespaced says whether the composite is a namespaced one (the Crossplane v2 flavour):
-// then everything it composes is namespaced, in its namespace.
-func (r *Request) Namespaced() bool { return r.Cluster.Namespace != "" }
 
 // ProviderConfig is the provider-kubernetes ProviderConfig of a remote cluster.
 func (p Placement) ProviderConfig() string { return p.providerConfig }
@@ -86,26 +72,6 @@ func (p Placement) Compose(n Native) Resource {
 		ReadinessCelQuery:  n.Readiness,
 		Orphan:             p.req.KeepOnDelete(),
 	})}
-}
-
-// Native returns the native object behind an observed composed resource, unwrapped from
-// its Object where it lives remotely; nil while it does not exist, or while its provider
-// has not reported it (Reconcile keeps such an Object as it was; see Unobserved). Observed
-// state that cannot be read is an error: rendering on a guess could change a live cluster.
-func (r *Request) Native(resource string) (*unstructured.Unstructured, error) {
-	res, ok := r.Observed[resource]
-	if !ok || res.Object == nil {
-		return nil, nil
-	}
-	if !providerkubernetes.IsObject(res.Object) {
-		return res.Object, nil
-	}
-	return providerkubernetes.Observed(res.Object)
-}
-
-// Protected says whether the cluster is protected from deletion.
-func (r *Request) Protected() bool {
-	return r.Cluster.Spec.DeletionProtection != nil && *r.Cluster.Spec.DeletionProtection
 }
 
 // List is a list of objects a backend reads from the cluster its objects live in, such
@@ -277,14 +243,4 @@ func labelCluster(u *unstructured.Unstructured, req *Request) {
 		l[k] = v
 	}
 	u.SetLabels(l)
-}
-
-// Labels are the labels every object of the cluster carries: its name, and the hash of its
-// identity.
-func (r *Request) Labels() map[string]string {
-	l := map[string]string{LabelCluster: r.NativeName}
-	if r.Identity.Name != "" {
-		l[LabelIdentity] = r.Identity.Hash()
-	}
-	return l
 }

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
-	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
 // Input is what a caller has observed of one cluster.
@@ -64,8 +63,12 @@ type Output struct {
 	Observation *Observation
 	// Status is the full normalised status, including the backend pin.
 	Status kaasv1alpha1.ClusterStatus
-	// Events are for the cluster's users, beyond the fields the backend cannot honour
-	// (Rendering.Unsupported): callers surface them as events of the composite and claim.
+	// Conditions are every condition of the composite and its claim, in the order callers
+	// set them: Rendered, Stalled, the backend's and those every backend shares
+	// (Observation.Conditions), SpecSupported.
+	Conditions []Condition
+	// Events are for the cluster's users, a Warning for each field the backend cannot
+	// honour first: callers surface them as events of the composite and claim.
 	Events []Event
 	// KubeconfigExpires is when the delivered kubeconfig's credentials expire; zero when
 	// none is delivered or it does not say.
@@ -87,153 +90,267 @@ const (
 	EventWarning EventType = "Warning"
 )
 
-// Reconcile runs the whole translation for one cluster: it selects and checks the
-// environment, pins the backend, defaults and validates the spec, observes the native
-// objects and renders the desired ones. Any error means the caller must not change
-// anything: no partial result is ever returned.
+// Reconcile runs the whole translation for one cluster, as a list of phases whose order is
+// the point: each relies on what the ones before it guarantee. Any error means the caller
+// must not change anything: no partial result is ever returned.
 func (r *Registry) Reconcile(in Input) (*Output, error) {
 	out := &Output{Requirements: map[string]Selector{EnvironmentsRequirement: EnvironmentSelector()}}
-	configs, fetched := in.Required[EnvironmentsRequirement]
-	if !fetched {
-		return out, nil
+	// Admit: the composite's annotations are valid, and its tenant and the EnvironmentConfigs are read.
+	tenant, configs, ready, err := admit(in, out.Requirements)
+	if err != nil || !ready {
+		return orError(out, err)
 	}
-
-	xr := in.Cluster
-	if err := validateDeletionPolicyAnnotation(xr); err != nil {
-		return nil, err
-	}
-	tenant := Tenant{Namespace: IdentityOf(xr).Namespace}
-	if tenant.Namespace != "" && slices.ContainsFunc(configs, usesSelector) {
-		// An environment admits namespaces by label: read the claim's namespace. Only
-		// then, because Crossplane needs a permission for it (package/rbac.yaml).
-		// By the label every namespace carries: Crossplane refuses a required resource by
-		// name without a namespace for a namespaced composite, even of a cluster-scoped kind.
-		out.Requirements[NamespaceRequirement] = Selector{APIVersion: "v1", Kind: "Namespace",
-			MatchLabels: map[string]string{"kubernetes.io/metadata.name": tenant.Namespace}}
-		ns, fetched := in.Required[NamespaceRequirement]
-		if !fetched {
-			return out, nil
-		}
-		for _, n := range ns {
-			if n.GetName() == tenant.Namespace {
-				tenant.Labels = n.GetLabels()
-			}
-		}
-	}
-	pinned := kaasv1alpha1.BackendStatus{}
-	if xr.Status.Backend != nil {
-		pinned = *xr.Status.Backend
-	}
-	env, err := SelectEnvironment(xr.Spec.Environment, pinned.Environment, configs, tenant)
+	// Resolve the environment the cluster lives in: selected, valid, and of the backend that built it.
+	env, backend, err := r.resolveEnvironment(in.Cluster, configs, tenant)
 	if err != nil {
 		return nil, err
 	}
-	out.Environment = env
-	if pinned.Type != "" && env.Backend != pinned.Type {
-		return nil, errorf(kaasv1alpha1.ReasonReplacementRefused, "environment %q (EnvironmentConfig %s) now names backend %q, but this cluster was built by backend %q: switching backends would replace the cluster, so nothing was changed; restore data.backend",
-			env.Name, env.ConfigName, env.Backend, pinned.Type)
+	// Recall what the cluster was given: its settings, its defaults and its name in the backend.
+	req, kept, err := recall(in, env, backend)
+	if err != nil {
+		return nil, err
+	}
+	out.Environment, out.Backend, out.Spec = req.Environment, backend, req.Cluster.Spec
+	// Guard what is observed: nothing of another backend or cluster is taken over, no Secret's data passed on.
+	if err := r.guardObserved(backend, in.Observed, req.Identity); err != nil {
+		return nil, err
+	}
+	// Require what the backend reads before it renders: until it is fetched, nothing is decided.
+	if !require(out.Requirements, backend.Requirements(req), in.Required) {
+		return out, nil
+	}
+	out.Complete = true
+	// Validate the spec: the rules of the API and the environment's offer, and what an existing cluster allows.
+	if err := validateSpec(in.Cluster, req, env); err != nil {
+		return nil, err
+	}
+	// Render the native objects and observe their status, as the backend translates them.
+	rendering, obs, err := translate(backend, in.Cluster, req, env)
+	if err != nil {
+		return nil, err
+	}
+	// Keep what exists and what was delivered, where the rendering alone would lose it.
+	rendering, obs, events := r.keep(in, req, rendering, obs)
+	// Guard the rendering: nothing that exists is moved, replaced or dropped.
+	if err := guardRendering(backend, req, rendering.Resources, kept.settings); err != nil {
+		return nil, err
+	}
+	// Observe: the normalised status and the conditions every backend shares.
+	observe(out, in, req, env, kept, rendering, obs, events)
+	return out, nil
+}
+
+// orError returns the output while it waits for requirements, and nothing with an error.
+func orError(out *Output, err error) (*Output, error) {
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// admit checks the composite's annotations and reads who asks: its tenant, with the labels
+// of the tenant's namespace where an environment admits namespaces by label, and the
+// EnvironmentConfigs. ready is false while something is still to be fetched; the
+// requirements for it are added to reqs.
+func admit(in Input, reqs map[string]Selector) (Tenant, []*unstructured.Unstructured, bool, error) {
+	configs, fetched := in.Required[EnvironmentsRequirement]
+	if !fetched {
+		return Tenant{}, nil, false, nil
+	}
+	if err := validateDeletionPolicyAnnotation(in.Cluster); err != nil {
+		return Tenant{}, nil, false, err
+	}
+	tenant := Tenant{Namespace: IdentityOf(in.Cluster).Namespace}
+	if tenant.Namespace == "" || !slices.ContainsFunc(configs, usesSelector) {
+		return tenant, configs, true, nil
+	}
+	// An environment admits namespaces by label: read the claim's namespace. Only then,
+	// because Crossplane needs a permission for it (package/rbac.yaml). By the label every
+	// namespace carries: Crossplane refuses a required resource by name without a namespace
+	// for a namespaced composite, even of a cluster-scoped kind.
+	reqs[NamespaceRequirement] = Selector{APIVersion: "v1", Kind: "Namespace",
+		MatchLabels: map[string]string{"kubernetes.io/metadata.name": tenant.Namespace}}
+	ns, fetched := in.Required[NamespaceRequirement]
+	for _, n := range ns {
+		if n.GetName() == tenant.Namespace {
+			tenant.Labels = n.GetLabels()
+		}
+	}
+	return tenant, configs, fetched, nil
+}
+
+// resolveEnvironment selects the environment the cluster lives in among those offered to
+// its tenant, refuses a switch of the backend that built it, and checks the environment.
+func (r *Registry) resolveEnvironment(xr *kaasv1alpha1.XSCSCluster, configs []*unstructured.Unstructured, tenant Tenant) (*Environment, Backend, error) {
+	pinned := pinnedBackend(xr)
+	env, err := SelectEnvironment(xr.Spec.Environment, pinned.Environment, configs, tenant)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkBackendKept(env, pinned.Type); err != nil {
+		return nil, nil, err
 	}
 	backend, err := r.For(env.Backend)
 	if err != nil {
-		return nil, errorf(kaasv1alpha1.ReasonInvalidEnvironment, "environment %q (EnvironmentConfig %s): %v", env.Name, env.ConfigName, err)
+		return nil, nil, errorf(kaasv1alpha1.ReasonInvalidEnvironment, "environment %q (EnvironmentConfig %s): %v", env.Name, env.ConfigName, err)
 	}
-	out.Backend = backend
-	envErrs := append(ValidateEnvironment(env, r), backend.ValidateEnvironment(env)...)
-	if len(envErrs) > 0 {
-		return nil, &InvalidError{Reason: kaasv1alpha1.ReasonInvalidEnvironment, Subject: fmt.Sprintf("environment %q (EnvironmentConfig %s)", env.Name, env.ConfigName), Errs: envErrs}
+	if errs := append(ValidateEnvironment(env, r), backend.ValidateEnvironment(env)...); len(errs) > 0 {
+		return nil, nil, &InvalidError{Reason: kaasv1alpha1.ReasonInvalidEnvironment, Subject: fmt.Sprintf("environment %q (EnvironmentConfig %s)", env.Name, env.ConfigName), Errs: errs}
 	}
-	settings := placementSettings(backend)
-	placement, placementChanges := KeepPlacement(env, settings, pinned.Placement)
-	if err := r.checkObservedBackends(backend, in.Observed); err != nil {
-		return nil, err
-	}
-	if err := checkSecretsSanitized(in.Observed); err != nil {
-		return nil, err
-	}
+	return env, backend, nil
+}
 
+// pinnedBackend is what the cluster's status recorded of its backend; empty for a new one.
+func pinnedBackend(xr *kaasv1alpha1.XSCSCluster) kaasv1alpha1.BackendStatus {
+	if xr.Status.Backend == nil {
+		return kaasv1alpha1.BackendStatus{}
+	}
+	return *xr.Status.Backend
+}
+
+// recalled is what recall found the cluster was given, beside its Request: the settings
+// it keeps with their record, and the notes on what its environment names now instead.
+type recalled struct {
+	settings []Setting
+	record   map[string]string
+	changes  []string
+}
+
+// recall makes the backend's Request: the environment with the settings the cluster keeps,
+// the spec defaulted from what the environment defaulted when the cluster was created, and
+// the cluster's name in the backend, which is what exists, or what the status recorded.
+func recall(in Input, env *Environment, backend Backend) (*Request, recalled, error) {
+	xr := in.Cluster
+	g := recalled{settings: settingsOf(backend)}
+	kept, record, changes, err := keepSettings(env, g.settings, pinnedBackend(xr).Placement, minorOf(xr.Spec.Kubernetes.Version))
+	if err != nil {
+		return nil, g, err
+	}
+	g.record, g.changes = record, changes
 	cluster := *xr
 	cluster.Spec = Default(xr.Spec, env, xr.Status.Defaulted)
-	out.Spec = cluster.Spec
-	identity := IdentityOf(xr)
-	if err := checkOwnership(backend.Type(), in.Observed, identity); err != nil {
-		return nil, err
-	}
-	req := &Request{Cluster: &cluster, NativeName: clusterName(xr, backend, env, in.Observed), Identity: identity,
-		Environment: env, Defaulted: Defaulted(&xr.Spec, &cluster.Spec),
-		Observed: in.Observed, Required: in.Required, Options: in.Options}
+	return &Request{Cluster: &cluster, NativeName: clusterName(xr, backend, kept, in.Observed), Identity: IdentityOf(xr),
+		Environment: kept, Defaulted: Defaulted(&xr.Spec, &cluster.Spec),
+		Observed: in.Observed, Required: in.Required, Options: in.Options}, g, nil
+}
 
-	maps.Copy(out.Requirements, backend.Requirements(req))
-	for name := range out.Requirements {
-		if _, ok := in.Required[name]; !ok {
-			return out, nil
+// minorOf is the minor of a version, such as 1.34 of 1.34.2; the version itself when it is
+// none.
+func minorOf(version string) string {
+	if v, err := ParseVersion(version); err == nil {
+		return v.MinorString()
+	}
+	return version
+}
+
+// require adds the backend's requirements to reqs and says whether all were fetched.
+func require(reqs, backend map[string]Selector, fetched map[string][]*unstructured.Unstructured) bool {
+	maps.Copy(reqs, backend)
+	for name := range reqs {
+		if _, ok := fetched[name]; !ok {
+			return false
 		}
 	}
-	out.Complete = true
+	return true
+}
 
-	subject := fmt.Sprintf("%s %q", kaasv1alpha1.CompositeKind, xr.Name)
-	// The backend sees only a spec that passed the API's own rules: it may rely on them (a
-	// pool has a count or autoscaling) rather than check everything again.
-	invalid := func(errs field.ErrorList) error {
-		return &InvalidError{Reason: kaasv1alpha1.ReasonInvalidSpec, Subject: subject, Errs: explainDefaults(errs, &xr.Spec, req.Defaulted, env)}
+// validateSpec checks the defaulted spec: the create rules against the API and the
+// environment's offer, the update rules against what the status says exists. The backend
+// sees only a spec that passed them: it may rely on them (a pool has a count or
+// autoscaling) rather than check everything again.
+func validateSpec(xr *kaasv1alpha1.XSCSCluster, req *Request, env *Environment) error {
+	spec, current := &req.Cluster.Spec, &xr.Status
+	if errs := Validate(spec, env, current); len(errs) > 0 {
+		return invalidSpec(xr, req, env, errs)
 	}
-	if errs := Validate(&cluster.Spec, env, &xr.Status); len(errs) > 0 {
-		return nil, invalid(errs)
+	if errs := ValidateZonesKept(spec, req.Defaulted, current); len(errs) > 0 {
+		return invalidSpec(xr, req, env, errs)
 	}
-	if errs := ValidateZonesKept(&cluster.Spec, req.Defaulted, &xr.Status); len(errs) > 0 {
-		return nil, invalid(errs)
-	}
+	return nil
+}
+
+// invalidSpec is the refusal of the spec xr gives, each problem with where its value came
+// from where the environment filled it in.
+func invalidSpec(xr *kaasv1alpha1.XSCSCluster, req *Request, env *Environment, errs field.ErrorList) error {
+	return &InvalidError{Reason: kaasv1alpha1.ReasonInvalidSpec, Subject: fmt.Sprintf("%s %q", kaasv1alpha1.CompositeKind, xr.Name),
+		Errs: explainDefaults(errs, &xr.Spec, req.Defaulted, env)}
+}
+
+// translate has the backend render the native objects and observe their status, refuses
+// what the backend refuses and a version what runs cannot move to, and adds to what the
+// backend cannot honour the fields its capabilities never honour.
+func translate(backend Backend, xr *kaasv1alpha1.XSCSCluster, req *Request, env *Environment) (*Rendering, *Observation, error) {
 	t, err := backend.Translate(req)
 	switch {
 	case err != nil:
 		var me *Error
 		if errors.As(err, &me) {
-			return nil, me
+			return nil, nil, me
 		}
-		return nil, &Error{Reason: kaasv1alpha1.ReasonRenderFailed, Message: err.Error()}
+		return nil, nil, &Error{Reason: kaasv1alpha1.ReasonRenderFailed, Message: err.Error()}
 	case len(t.Invalid) > 0:
-		return nil, invalid(t.Invalid)
+		return nil, nil, invalidSpec(xr, req, env, t.Invalid)
 	}
-	obs, rendering := t.Observation, t.Rendering
-	if errs := ValidateUpgrade(&cluster.Spec, obs.Status.Kubernetes); len(errs) > 0 {
-		return nil, invalid(errs)
+	if errs := ValidateUpgrade(&req.Cluster.Spec, t.Observation.Status.Kubernetes); len(errs) > 0 {
+		return nil, nil, invalidSpec(xr, req, env, errs)
 	}
-	rendering.Unsupported = append(backend.Capabilities().Warnings(&cluster.Spec), rendering.Unsupported...)
+	rendering := *t.Rendering
+	rendering.Unsupported = append(backend.Capabilities().Warnings(&req.Cluster.Spec), t.Rendering.Unsupported...)
 	sortUnsupported(rendering.Unsupported)
+	return &rendering, t.Observation, nil
+}
+
+// keep returns the rendering and observation with what exists and was delivered kept: the
+// objects whose state is not known yet as last applied, composed resources no backend
+// renders that can hold a cluster, the connection details users hold, and the kubeconfig
+// Secret of a namespaced composite. The events name what was kept that a user must hear of.
+func (r *Registry) keep(in Input, req *Request, rendering *Rendering, obs *Observation) (*Rendering, *Observation, []Event) {
+	out := *rendering
 	unobserved := Unobserved(in.Observed)
-	keepUnobserved(rendering, in.Observed, unobserved)
-	if err := checkIdentities(rendering, in.Observed, env, settings); err != nil {
-		return nil, err
-	}
-	if err := checkNothingDropped(backend.Type(), rendering, in.Observed, &cluster.Spec); err != nil {
-		return nil, err
-	}
-	out.Events = r.keepUnknown(rendering, in)
-	synced := syncedCondition(rendering.Resources, in.Observed)
+	out.Resources = keepUnobserved(rendering.Resources, in.Observed, unobserved)
+	resources, events := r.keepUnknown(out.Resources, in.Observed)
+	out.Resources = resources
 	if len(unobserved) > 0 {
-		obs = unknownObservation(obs, &xr.Status, unobserved)
+		obs = unknownObservation(obs, &in.Cluster.Status, unobserved)
 	}
 	obs = keepDelivered(obs, Delivered(in))
-
 	if in.KubeconfigSecret != "" {
-		rendering.Resources = append(rendering.Resources, kubeconfigSecret(req, in.KubeconfigSecret, obs.ConnectionDetails))
-		obs.ResourceReady = maps.Clone(obs.ResourceReady)
-		if obs.ResourceReady == nil {
-			obs.ResourceReady = map[string]bool{}
+		out.Resources = append(out.Resources, kubeconfigSecret(req, in.KubeconfigSecret, obs.ConnectionDetails))
+		o := *obs
+		o.ResourceReady = maps.Clone(obs.ResourceReady)
+		if o.ResourceReady == nil {
+			o.ResourceReady = map[string]bool{}
 		}
-		obs.ResourceReady[ResourceKubeconfigSecret] = len(obs.ConnectionDetails[ConnectionKeyKubeconfig]) > 0
+		o.ResourceReady[ResourceKubeconfigSecret] = len(obs.ConnectionDetails[ConnectionKeyKubeconfig]) > 0
+		obs = &o
 	}
+	return &out, obs, events
+}
 
-	out.Rendering = rendering
-	out.Observation = obs
+// guardRendering refuses desired resources that would move or replace a composed resource
+// that exists, or leave out one of the backend's.
+func guardRendering(backend Backend, req *Request, resources []Resource, settings []Setting) error {
+	if err := checkObjectKeys(resources, req.Observed, req.Environment, settings, minorOf(req.Cluster.Spec.Kubernetes.Version)); err != nil {
+		return err
+	}
+	return checkNothingDropped(backend.Type(), resources, req.Observed, &req.Cluster.Spec)
+}
+
+// observe fills the output with the rendering, the normalised status with the backend's
+// record, and the conditions and events every backend shares.
+func observe(out *Output, in Input, req *Request, env *Environment, kept recalled, rendering *Rendering, obs *Observation, events []Event) {
+	pinned := pinnedBackend(in.Cluster)
+	spec := &req.Cluster.Spec
+	out.Rendering, out.Events = rendering, events
 	out.Status = obs.Status
 	out.Status.Backend = &kaasv1alpha1.BackendStatus{
 		Type:           env.Backend,
 		Environment:    env.Name,
-		Region:         env.Region,
+		Region:         req.Environment.Region,
 		Name:           req.NativeName,
 		NativeRef:      rendering.NativeRef,
 		DeletionPolicy: deletionPolicy(rendering.Resources),
-		Placement:      placement,
+		Placement:      kept.record,
 	}
 	if out.Status.Backend.NativeRef == nil && pinned.NativeRef != nil {
 		// The backend could not say where its object lives this time (its inputs are
@@ -241,42 +358,13 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 		out.Status.Backend.NativeRef = pinned.NativeRef
 	}
 	out.Status.Defaulted = req.Defaulted
-	out.Status.Offered = offered(env, &cluster.Spec, out.Status.Kubernetes)
-	version, events := versionCondition(env, &cluster.Spec, out.Status.Kubernetes, out.Status.Offered, in.Now)
-	out.Events = append(out.Events, events...)
-	changes := append(EnvironmentChanges(&cluster.Spec, env, out.Status.Defaulted), rendering.EnvironmentChanges...)
-	changes = append(changes, placementChanges...)
+	out.Status.Offered = offered(env, spec, out.Status.Kubernetes)
 	out.KubeconfigExpires = kubeconfigExpiry(obs.ConnectionDetails[ConnectionKeyKubeconfig])
-	if !slices.ContainsFunc(obs.Conditions, func(c Condition) bool { return c.Type == kaasv1alpha1.ConditionKubeconfigReady }) {
-		c, warning := kubeconfigCondition(obs, out.KubeconfigExpires, in.Now)
-		obs.Conditions = append(obs.Conditions, c)
-		if warning != nil {
-			out.Events = append(out.Events, *warning)
-		}
-	}
-	obs.Conditions = append(obs.Conditions, environmentCondition(env, changes), version, synced)
-	return out, nil
-}
-
-// offered is what the environment offers the cluster's team, and the minor it may move to
-// next: one above what runs (or, before anything runs, above the spec's).
-func offered(env *Environment, spec *kaasv1alpha1.ClusterSpec, running *kaasv1alpha1.KubernetesStatus) *kaasv1alpha1.OfferedStatus {
-	o := &kaasv1alpha1.OfferedStatus{
-		KubernetesVersions: slices.Clone(env.Catalog.KubernetesVersions),
-		MachineTypes:       slices.Clone(env.Catalog.MachineTypes),
-		Zones:              slices.Clone(env.Catalog.Zones),
-	}
-	current := spec.Kubernetes.Version
-	if running != nil && running.Version != "" {
-		current = running.Version
-	}
-	if v, err := ParseVersion(current); err == nil {
-		next := Version{Major: v.Major, Minor: v.Minor + 1, Patch: -1}.MinorString()
-		if slices.Contains(env.Catalog.KubernetesVersions, next) {
-			o.NextMinor = next
-		}
-	}
-	return o
+	changes := append(append(EnvironmentChanges(spec, env, req.Defaulted), rendering.EnvironmentChanges...), kept.changes...)
+	o, more := sharedConditions(obs, env, spec, &out.Status, changes, syncedCondition(rendering.Resources, in.Observed), out.KubeconfigExpires, in.Now)
+	out.Observation = o
+	out.Events = append(out.Events, more...)
+	out.Conditions, out.Events = compositeConditions(env, &out.Status, o.Conditions, rendering.Unsupported, out.Events)
 }
 
 // clusterName is the cluster's name in the backend. What exists decides: the name the
@@ -284,7 +372,7 @@ func offered(env *Environment, spec *kaasv1alpha1.ClusterSpec, running *kaasv1al
 // cluster was created; else, for a cluster built before names were recorded, the
 // composite's name, which it was built with (so are objects that carry no name label);
 // else, for a new cluster, a name derived from its identity. So no name of anything that
-// exists ever changes, and checkReplacements refuses a rendering that would rename one.
+// exists ever changes, and checkObjectKeys refuses desired resources that would rename one.
 func clusterName(xr *kaasv1alpha1.XSCSCluster, backend Backend, env *Environment, observed map[string]ObservedResource) string {
 	existing := backendResources(backend.Type(), observed)
 	for _, name := range existing {
@@ -313,149 +401,5 @@ func backendResources(backend kaasv1alpha1.BackendType, observed map[string]Obse
 		}
 	}
 	sort.Strings(out)
-	return out
-}
-
-// checkOwnership refuses to go on when a native object the backend observes carries the
-// identity of another cluster: two clusters whose names collide in the backend, where the
-// second would take over the first's object.
-func checkOwnership(backend kaasv1alpha1.BackendType, observed map[string]ObservedResource, id Identity) error {
-	for _, name := range backendResources(backend, observed) {
-		u := observed[name].Object
-		if providerkubernetes.IsObject(u) {
-			if remote, err := providerkubernetes.Observed(u); err == nil && remote != nil {
-				u = remote
-			}
-		}
-		if owner := u.GetLabels()[LabelIdentity]; owner != "" && owner != id.Hash() {
-			return errorf(kaasv1alpha1.ReasonReplacementRefused, "%s %s/%s (composed resource %s) belongs to another cluster (label %s=%s, this cluster is %s): their names collide in the backend, and this cluster must not take it over; nothing was changed",
-				u.GetKind(), u.GetNamespace(), u.GetName(), name, LabelIdentity, owner, id.Hash())
-		}
-	}
-	return nil
-}
-
-// unknownObservation is what can be said while a native object exists but its state is not
-// known: the status as last written stays (a Ready cluster does not turn Provisioning while
-// its provider restarts), the backend's verdict is Unknown, and the unobserved resources are
-// not ready.
-func unknownObservation(obs *Observation, previous *kaasv1alpha1.ClusterStatus, unobserved []string) *Observation {
-	out := *obs
-	out.Status = copyStatus(previous)
-	if out.Status.Phase == "" {
-		out.Status.Phase = kaasv1alpha1.PhaseProvisioning
-	}
-	out.Ready = false
-	out.ResourceReady = maps.Clone(obs.ResourceReady)
-	if out.ResourceReady == nil {
-		out.ResourceReady = map[string]bool{}
-	}
-	for _, name := range unobserved {
-		out.ResourceReady[name] = false
-	}
-	out.Conditions = []Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: ConditionUnknown, Reason: kaasv1alpha1.ReasonNotObservedYet,
-		Message: fmt.Sprintf("provider-kubernetes has not reported the object that %s manages yet; it exists and is kept as it was last applied until its state is known",
-			strings.Join(unobserved, " and "))}}
-	for _, c := range obs.Conditions {
-		if c.Type != kaasv1alpha1.ConditionBackendReady {
-			out.Conditions = append(out.Conditions, c)
-		}
-	}
-	return &out
-}
-
-// copyStatus copies a status, so that the observation shares nothing with the composite.
-func copyStatus(s *kaasv1alpha1.ClusterStatus) kaasv1alpha1.ClusterStatus {
-	if s == nil {
-		return kaasv1alpha1.ClusterStatus{}
-	}
-	return *s.DeepCopy()
-}
-
-// kubeconfigCondition says whether a kubeconfig was delivered, for backends that give no
-// verdict of their own on it (one that knows about expiry and renewal does). Where the
-// kubeconfig's credentials say when they expire and the caller gives the time, an expired
-// one is Expired and one about to expire is warned of: the backend renews it (a
-// KubeadmControlPlane rotates its kubeconfig Secret, which the claim's follows) or the
-// cluster's users must know.
-func kubeconfigCondition(obs *Observation, expires, now time.Time) (Condition, *Event) {
-	raw := obs.ConnectionDetails[ConnectionKeyKubeconfig]
-	if len(raw) == 0 {
-		return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonKubeconfigPending,
-			Message: "the backend has not delivered a kubeconfig yet"}, nil
-	}
-	delivered := Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonKubeconfigDelivered,
-		Message: "the connection secret holds the cluster's kubeconfig"}
-	if expires.IsZero() || now.IsZero() {
-		return delivered, nil
-	}
-	until := expires.UTC().Format(time.RFC3339)
-	if !now.Before(expires) {
-		expired := Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonKubeconfigExpired,
-			Message: "the delivered kubeconfig's credentials expired at " + until + " and the backend has not delivered renewed ones"}
-		return expired, &Event{Type: EventWarning, Reason: kaasv1alpha1.ReasonKubeconfigExpiredWarning, Message: expired.Message}
-	}
-	delivered.Message += ", valid until " + until
-	if expires.Sub(now) < KubeconfigExpiryWarning {
-		return delivered, &Event{Type: EventWarning, Reason: kaasv1alpha1.ReasonKubeconfigExpiring,
-			Message: "the delivered kubeconfig's credentials expire at " + until + " and the backend has not delivered renewed ones yet"}
-	}
-	return delivered, nil
-}
-
-// environmentCondition says whether the cluster uses what its environment offers and
-// defaults today.
-func environmentCondition(env *Environment, changes []string) Condition {
-	if len(changes) == 0 {
-		return Condition{Type: kaasv1alpha1.ConditionEnvironmentUpToDate, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonUpToDate,
-			Message: fmt.Sprintf("the cluster uses what environment %s offers and defaults", env.Name)}
-	}
-	return Condition{Type: kaasv1alpha1.ConditionEnvironmentUpToDate, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonEnvironmentChanged,
-		Message: Truncate(fmt.Sprintf("environment %s changed since the cluster was created; the cluster is left as it is: %s", env.Name, strings.Join(changes, "; ")))}
-}
-
-// checkObservedBackends refuses to go on when an observed resource was created by another
-// backend than the one the environment names: the other backend's objects would be
-// deleted, and with them the cluster. Every backend of the API counts, including those
-// this program does not support.
-func (r *Registry) checkObservedBackends(backend Backend, observed map[string]ObservedResource) error {
-	var foreign []string
-	for name := range observed {
-		if t := r.backendOf(name); t != "" && t != backend.Type() {
-			foreign = append(foreign, fmt.Sprintf("%s (backend %s)", name, t))
-		}
-	}
-	if len(foreign) == 0 {
-		return nil
-	}
-	sort.Strings(foreign)
-	return errorf(kaasv1alpha1.ReasonReplacementRefused, "the cluster has resources of another backend than %q, which its environment names now: %s; switching backends would delete them and replace the cluster, so nothing was changed",
-		backend.Type(), strings.Join(foreign, ", "))
-}
-
-// checkSecretsSanitized refuses to go on while a provider-kubernetes Object of the cluster
-// carries a Secret's data (a kubeconfig) in its status: the function must not pass on what
-// it should never have been shown, and the platform team must know at once. The message
-// names the Object, never the data.
-func checkSecretsSanitized(observed map[string]ObservedResource) error {
-	var exposed []string
-	for name, o := range observed {
-		if o.Object != nil && providerkubernetes.IsObject(o.Object) && providerkubernetes.ExposesSecretData(o.Object) {
-			exposed = append(exposed, fmt.Sprintf("%s (Object %s)", name, o.Object.GetName()))
-		}
-	}
-	if len(exposed) == 0 {
-		return nil
-	}
-	sort.Strings(exposed)
-	return errorf(kaasv1alpha1.ReasonSecretExposed, "%s carries the data of the Secret it observes in its status, readable by anyone who may read Objects: provider-kubernetes runs without --sanitize-secrets. Start it with --sanitize-secrets (a DeploymentRuntimeConfig argument); until then nothing is changed",
-		strings.Join(exposed, ", "))
-}
-
-func registeredTypes(r *Registry) []kaasv1alpha1.BackendType {
-	out := make([]kaasv1alpha1.BackendType, 0, len(r.backends))
-	for t := range r.backends {
-		out = append(out, t)
-	}
 	return out
 }

@@ -28,7 +28,7 @@ func (fakeBackend) ValidateEnvironment(*Environment) field.ErrorList { return ni
 func (b fakeBackend) Requirements(*Request) map[string]Selector      { return b.requirements }
 func (fakeBackend) Capabilities() Capabilities                       { return Capabilities{} }
 func (fakeBackend) NameLength(*Environment) int                      { return 20 }
-func (fakeBackend) PlacementSettings() []PlacementSetting            { return nil }
+func (fakeBackend) Settings() []Setting                              { return nil }
 
 func (b fakeBackend) Translate(req *Request) (*Translation, error) {
 	if errs := b.validate(req); len(errs) > 0 {

@@ -40,3 +40,22 @@ func (r *Registry) Types() []string {
 	sort.Strings(ts)
 	return ts
 }
+
+// backendOf names the backend whose resource names start like name, of every backend of
+// the API and those of the registry; empty for none.
+func (r *Registry) backendOf(name string) kaasv1alpha1.BackendType {
+	for _, t := range append(kaasv1alpha1.BackendTypes(), registeredTypes(r)...) {
+		if strings.HasPrefix(name, string(t)+"-") {
+			return t
+		}
+	}
+	return ""
+}
+
+func registeredTypes(r *Registry) []kaasv1alpha1.BackendType {
+	out := make([]kaasv1alpha1.BackendType, 0, len(r.backends))
+	for t := range r.backends {
+		out = append(out, t)
+	}
+	return out
+}

@@ -433,3 +433,88 @@ func validateCronField(f string, lo, hi int, names map[string]bool) error {
 	}
 	return nil
 }
+
+// ValidateUpgrade refuses a version the running cluster cannot move to: a lower minor, or
+// more than one minor up. The API server checks the same against the previous spec; this
+// checks against what actually runs, which can lag behind the spec.
+func ValidateUpgrade(spec *kaasv1alpha1.ClusterSpec, running *kaasv1alpha1.KubernetesStatus) field.ErrorList {
+	if running == nil || running.Version == "" {
+		return nil
+	}
+	have, err := ParseVersion(running.Version)
+	if err != nil {
+		return nil
+	}
+	want, err := ParseVersion(spec.Kubernetes.Version)
+	if err != nil {
+		return nil
+	}
+	p := field.NewPath("spec", "kubernetes", "version")
+	switch {
+	case want.Major != have.Major || want.Minor < have.Minor:
+		return field.ErrorList{field.Forbidden(p, fmt.Sprintf("the cluster runs %s; downgrading to %s is not supported", running.Version, spec.Kubernetes.Version))}
+	case want.Minor > have.Minor+1:
+		return field.ErrorList{field.Forbidden(p, fmt.Sprintf("the cluster runs %s; upgrade one minor at a time (next: %d.%d), not to %s", running.Version, have.Major, have.Minor+1, spec.Kubernetes.Version))}
+	case want.HasPatch() && have.HasPatch() && want.SameMinor(have) && want.Patch < have.Patch:
+		return field.ErrorList{field.Forbidden(p, fmt.Sprintf("the cluster runs %s; downgrading to %s is not supported", running.Version, spec.Kubernetes.Version))}
+	}
+	return nil
+}
+
+// ValidateZonesKept refuses a change of the zones of a node pool that exists (one the
+// cluster's status reports with zones). Removing a zone would delete that zone's nodes as
+// a side effect, and no backend adds a zone to a pool in place on every platform; the
+// portable way is a new pool in the other zones. spec is the defaulted spec, defaulted the
+// record of what the environment filled in, current the status as last written.
+func ValidateZonesKept(spec *kaasv1alpha1.ClusterSpec, defaulted *kaasv1alpha1.DefaultedValues, current *kaasv1alpha1.ClusterStatus) field.ErrorList {
+	if current == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	for i, pool := range spec.NodePools {
+		has := existing{current}.pool(pool.Name)
+		if has == nil || len(has.Zones) == 0 || SameSet(has.Zones, pool.Zones) {
+			continue
+		}
+		k, ok := keptPool(defaulted, pool.Name)
+		errs = append(errs, ZoneChangeRefused(i, pool.Name, has.Zones, pool.Zones, ok && len(k.Zones) > 0))
+	}
+	return errs
+}
+
+// ZoneChangeRefused is the refusal of a change of an existing pool's zones, the same on every
+// backend: running are the zones the pool runs in, asked those of the spec, and defaulted
+// says the spec names none, so they came from the environment.
+func ZoneChangeRefused(index int, pool string, running, asked []string, defaulted bool) *field.Error {
+	msg := fmt.Sprintf("the zones of an existing node pool cannot change (pool %s runs in %s; the spec asks for %s): removing a zone would delete its nodes and adding one cannot be done in place on every backend; add a new pool for other zones and remove this one when it is empty",
+		pool, strings.Join(running, ", "), strings.Join(asked, ", "))
+	if defaulted {
+		msg += fmt.Sprintf("; the spec names no zones, so they came from the environment's data.catalog.zones, which changed: set the pool's zones to %s to keep them", strings.Join(running, ", "))
+	}
+	return field.Forbidden(field.NewPath("spec", "nodePools").Index(index).Child("zones"), msg)
+}
+
+// SameSet says whether a and b hold the same strings, in any order (zones are sets).
+func SameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// validateDeletionPolicyAnnotation refuses an annotation value the API does not know:
+// guessing would either delete a cluster its owner meant to keep or keep one they meant to
+// delete.
+func validateDeletionPolicyAnnotation(xr *kaasv1alpha1.XSCSCluster) error {
+	v, ok := xr.GetAnnotations()[kaasv1alpha1.AnnotationDeletionPolicy]
+	if !ok || slices.Contains(kaasv1alpha1.DeletionPolicies(), kaasv1alpha1.DeletionPolicy(v)) {
+		return nil
+	}
+	return errorf(kaasv1alpha1.ReasonInvalidSpec, "annotation %s: %q is not a deletion policy; allowed: %v",
+		kaasv1alpha1.AnnotationDeletionPolicy, v, kaasv1alpha1.DeletionPolicies())
+}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/crossplane/function-sdk-go/logging"
@@ -19,18 +17,10 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model/all"
 )
 
-// Response TTLs. Under realtime compositions Crossplane reconciles the composite resource
-// whenever a composed resource changes, so the TTL is only the safety net for changes no
-// watch reports (a backend controller that updates status without touching the object we
-// compose, an EnvironmentConfig edit) and for events Crossplane's watch circuit breaker
-// drops: the e2e saw a user's change to a ready cluster wait out a five-minute TTL after the
-// breaker had opened, and a converging cluster's conditions flapping through Crossplane's
-// stale status writes (crossplane/crossplane#7062) open it on every scale or upgrade
-// (docs/reliability.md). While a cluster is on its way the net is ten seconds, so that a
-// converged cluster shows Ready at most that late even then (six calls a minute for each of
-// the few clusters converging at a time); a ready cluster is checked every minute, which
-// costs one call of about a millisecond of CPU per cluster and minute (docs/scale.md) and
-// bounds how long a change can wait.
+// Response TTLs: the safety net for changes no watch reports (an EnvironmentConfig edit, a
+// backend controller that writes only status) and for events Crossplane's watch circuit
+// breaker drops (docs/reliability.md). Short while a cluster converges, so that it shows
+// Ready soon; a minute once Ready, about a millisecond of CPU per cluster (docs/scale.md).
 const (
 	ttlConverging = 10 * time.Second
 	ttlReady      = time.Minute
@@ -149,7 +139,7 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionR
 // The SDK's request and response packages are not used: they import controller-runtime
 // and with it client-go's scheme of every Kubernetes API group, which took the function's
 // peak RSS to function-go-templating's (docs/performance.md). What the function needs of
-// them is newResponse, the Results and setCondition, and protobuf's own AsMap and NewStruct.
+// them is newResponse, the Results and the conditions, and protobuf's own AsMap and NewStruct.
 
 // newResponse starts the response to req as response.To does: its tag, a time to live, and
 // the desired state and context of the earlier pipeline steps, which the function adds to
@@ -160,12 +150,6 @@ func newResponse(req *fnv1.RunFunctionRequest, ttl time.Duration) *fnv1.RunFunct
 		Desired: req.GetDesired(),
 		Context: req.GetContext(),
 	}
-}
-
-// setCondition sets a condition on the composite resource and its claim.
-func setCondition(rsp *fnv1.RunFunctionResponse, typ string, status fnv1.Status, reason, message string) {
-	rsp.Conditions = append(rsp.Conditions, &fnv1.Condition{Type: typ, Status: status, Reason: reason,
-		Message: &message, Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()})
 }
 
 // warn adds a Warning result: an event on the composite resource and its claim.
@@ -181,20 +165,19 @@ func event(rsp *fnv1.RunFunctionResponse, reason, message string) {
 }
 
 // refuse ends the pipeline with a Fatal result, which stops Crossplane before it applies or
-// deletes anything, and says why in the Rendered condition of the composite resource and
-// its claim. A Fatal result alone becomes an event of the composite resource only; the
-// Warning before it, which Crossplane emits before it stops, is the claim's event.
+// deletes anything, and says why in the conditions the model gives a refusal. A Fatal result
+// alone becomes an event of the composite resource only; the Warning before it, which
+// Crossplane emits before it stops, is the claim's event.
 func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFunctionResponse {
 	warn(rsp, reason, err.Error())
 	rsp.Results = append(rsp.Results, &fnv1.Result{Severity: fnv1.Severity_SEVERITY_FATAL, Message: err.Error(), Reason: ptr.To(reason),
 		Target: fnv1.Target_TARGET_COMPOSITE.Enum()})
-	setCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_FALSE, reason, err.Error())
-	setCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_TRUE, reason, err.Error())
+	setConditions(rsp, model.RefusalConditions(reason, err.Error()))
 	return rsp
 }
 
 // encodeOutput writes the desired composed resources, the composite's status, conditions,
-// warnings and connection details into the response. Desired resources of earlier pipeline
+// events and connection details into the response. Desired resources of earlier pipeline
 // steps stay, but for those of the names this function renders.
 func encodeOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced bool) error {
 	desired, err := encodeDesired(req, out, namespaced)
@@ -202,21 +185,7 @@ func encodeOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, o
 		return err
 	}
 	rsp.Desired = desired
-
-	setCondition(rsp, kaasv1alpha1.ConditionRendered, fnv1.Status_STATUS_CONDITION_TRUE, kaasv1alpha1.ReasonRendered,
-		fmt.Sprintf("rendered for backend %s in environment %s", out.Environment.Backend, out.Environment.Name))
-	setStalled(rsp, out)
-	for _, c := range out.Observation.Conditions {
-		status := fnv1.Status_STATUS_CONDITION_UNKNOWN
-		switch c.Status {
-		case model.ConditionTrue:
-			status = fnv1.Status_STATUS_CONDITION_TRUE
-		case model.ConditionFalse:
-			status = fnv1.Status_STATUS_CONDITION_FALSE
-		}
-		setCondition(rsp, c.Type, status, c.Reason, c.Message)
-	}
-	setSpecSupported(rsp, out.Rendering.Unsupported)
+	setConditions(rsp, out.Conditions)
 	for _, e := range out.Events {
 		if e.Type == model.EventNormal {
 			event(rsp, e.Reason, e.Message)
@@ -227,38 +196,19 @@ func encodeOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, o
 	return nil
 }
 
-// setStalled says whether the cluster can progress without a change by someone: not when
-// its backend gave up on it (phase Failed, in the backend's words from BackendReady).
-func setStalled(rsp *fnv1.RunFunctionResponse, out *model.Output) {
-	if out.Status.Phase == kaasv1alpha1.PhaseFailed {
-		for _, c := range out.Observation.Conditions {
-			if c.Type == kaasv1alpha1.ConditionBackendReady {
-				setCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_TRUE, c.Reason, c.Message)
-				return
-			}
+// setConditions sets the model's conditions on the composite resource and its claim.
+func setConditions(rsp *fnv1.RunFunctionResponse, conditions []model.Condition) {
+	for _, c := range conditions {
+		status := fnv1.Status_STATUS_CONDITION_UNKNOWN
+		switch c.Status {
+		case model.ConditionTrue:
+			status = fnv1.Status_STATUS_CONDITION_TRUE
+		case model.ConditionFalse:
+			status = fnv1.Status_STATUS_CONDITION_FALSE
 		}
+		rsp.Conditions = append(rsp.Conditions, &fnv1.Condition{Type: c.Type, Status: status, Reason: c.Reason,
+			Message: ptr.To(c.Message), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()})
 	}
-	setCondition(rsp, kaasv1alpha1.ConditionStalled, fnv1.Status_STATUS_CONDITION_FALSE, kaasv1alpha1.ReasonRendered,
-		"the function renders the cluster")
-}
-
-// setSpecSupported reports portable fields the backend cannot honour, as a Warning result
-// (an event on the claim) and as a condition that stays visible.
-func setSpecSupported(rsp *fnv1.RunFunctionResponse, unsupported []model.Unsupported) {
-	if len(unsupported) == 0 {
-		setCondition(rsp, kaasv1alpha1.ConditionSpecSupported, fnv1.Status_STATUS_CONDITION_TRUE, kaasv1alpha1.ReasonAllFieldsHonoured,
-			"the backend honours every field that is set")
-		return
-	}
-	msgs := make([]string, 0, len(unsupported))
-	for _, u := range unsupported {
-		msg := fmt.Sprintf("%s: %s", u.Field, u.Reason)
-		msgs = append(msgs, msg)
-		warn(rsp, kaasv1alpha1.ReasonUnsupportedField, msg)
-	}
-	sort.Strings(msgs)
-	setCondition(rsp, kaasv1alpha1.ConditionSpecSupported, fnv1.Status_STATUS_CONDITION_FALSE, kaasv1alpha1.ReasonUnsupportedFields,
-		strings.Join(msgs, "; "))
 }
 
 // unreadyResources names the rendered resources that are not ready yet, for the debug log:

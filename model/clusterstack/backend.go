@@ -161,16 +161,12 @@ func read(req *model.Request) (*state, error) {
 	return s, nil
 }
 
-// PlacementSettings are the management cluster and the namespace of the Clusters and
-// their releases.
-func (Backend) PlacementSettings() []model.PlacementSetting {
-	return []model.PlacementSetting{
-		{Path: "data.clusterStack.managementCluster",
-			Get: func(e *model.Environment) string { return e.ClusterStack.ManagementCluster },
-			Set: func(e *model.Environment, v string) { e.ClusterStack.ManagementCluster = v }},
-		{Path: "data.clusterStack.namespace",
-			Get: func(e *model.Environment) string { return e.ClusterStack.Namespace },
-			Set: func(e *model.Environment, v string) { e.ClusterStack.Namespace = v }},
+// Settings are the management cluster and the namespace of the Clusters and their
+// releases: where the cluster's resources live.
+func (Backend) Settings() []model.Setting {
+	return []model.Setting{
+		{Path: "data.clusterStack.managementCluster"},
+		{Path: "data.clusterStack.namespace"},
 	}
 }
 

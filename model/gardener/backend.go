@@ -21,7 +21,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
@@ -93,32 +92,14 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 	return errs
 }
 
-// PlacementSettings are the garden, the project and its namespace, and the ProviderConfig
-// admin kubeconfigs are requested through.
-func (Backend) PlacementSettings() []model.PlacementSetting {
-	return []model.PlacementSetting{
-		{Path: "data.gardener.gardenCluster",
-			Get: func(e *model.Environment) string { return e.Gardener.GardenCluster },
-			Set: func(e *model.Environment, v string) { e.Gardener.GardenCluster = v }},
-		{Path: "data.gardener.project",
-			Get: func(e *model.Environment) string { return e.Gardener.Project },
-			Set: func(e *model.Environment, v string) { e.Gardener.Project = v }},
-		{Path: "data.gardener.namespace",
-			Get: func(e *model.Environment) string { return e.Gardener.Namespace },
-			Set: func(e *model.Environment, v string) { e.Gardener.Namespace = v }},
-		{Path: "data.gardener.adminKubeconfig.providerConfigName",
-			Get: func(e *model.Environment) string {
-				if ak := e.Gardener.AdminKubeconfig; ak != nil {
-					return ak.ProviderConfigName
-				}
-				return ""
-			},
-			Set: func(e *model.Environment, v string) {
-				if e.Gardener.AdminKubeconfig == nil {
-					e.Gardener.AdminKubeconfig = &envv1alpha1.GardenerAdminKubeconfig{}
-				}
-				e.Gardener.AdminKubeconfig.ProviderConfigName = v
-			}},
+// Settings are the garden, the project and its namespace, and the ProviderConfig admin
+// kubeconfigs are requested through: where the cluster's resources live.
+func (Backend) Settings() []model.Setting {
+	return []model.Setting{
+		{Path: "data.gardener.gardenCluster"},
+		{Path: "data.gardener.project"},
+		{Path: "data.gardener.namespace"},
+		{Path: "data.gardener.adminKubeconfig.providerConfigName"},
 	}
 }
 

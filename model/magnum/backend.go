@@ -154,23 +154,15 @@ func template(env *model.Environment, version string) (envv1alpha1.MagnumTemplat
 	return env.Magnum.Templates[i], true
 }
 
-// PlacementSettings are the scope, the namespace and the ProviderConfig of the cluster's
-// managed resources: another ProviderConfig is another cloud or project, where
-// provider-openstack would create a second cluster and abandon the first.
-func (Backend) PlacementSettings() []model.PlacementSetting {
-	return []model.PlacementSetting{
-		{Path: "data.magnum.scope",
-			Get: func(e *model.Environment) string { return string(e.Magnum.Scope) },
-			Set: func(e *model.Environment, v string) { e.Magnum.Scope = envv1alpha1.MagnumScope(v) }},
-		{Path: "data.magnum.namespace",
-			Get: func(e *model.Environment) string { return e.Magnum.Namespace },
-			Set: func(e *model.Environment, v string) { e.Magnum.Namespace = v }},
-		{Path: "data.magnum.providerConfigName",
-			Get: func(e *model.Environment) string { return e.Magnum.ProviderConfigName },
-			Set: func(e *model.Environment, v string) { e.Magnum.ProviderConfigName = v }},
-		{Path: "data.magnum.providerConfigKind",
-			Get: func(e *model.Environment) string { return e.Magnum.ProviderConfigKind },
-			Set: func(e *model.Environment, v string) { e.Magnum.ProviderConfigKind = v }},
+// Settings are the scope, the namespace and the ProviderConfig of the cluster's managed
+// resources: another ProviderConfig is another cloud or project, where provider-openstack
+// would create a second cluster and abandon the first.
+func (Backend) Settings() []model.Setting {
+	return []model.Setting{
+		{Path: "data.magnum.scope"},
+		{Path: "data.magnum.namespace"},
+		{Path: "data.magnum.providerConfigName"},
+		{Path: "data.magnum.providerConfigKind"},
 	}
 }
 

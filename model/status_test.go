@@ -161,8 +161,8 @@ func TestDeletionPolicyOfKeptResources(t *testing.T) {
 		}}
 	}
 	asked := []Resource{{Name: "native", Object: applied("Orphan")}}
-	keepUnobserved(&Rendering{Resources: asked}, map[string]ObservedResource{"native": {Object: applied("Delete")}}, []string{"native"})
-	if got := deletionPolicy(asked); got != kaasv1alpha1.DeletionDelete {
+	kept := keepUnobserved(asked, map[string]ObservedResource{"native": {Object: applied("Delete")}}, []string{"native"})
+	if got := deletionPolicy(kept); got != kaasv1alpha1.DeletionDelete {
 		t.Errorf("deletion policy with the Object kept as applied with Delete = %s, want Delete", got)
 	}
 	observeOnly := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{

@@ -10,16 +10,14 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
-// magnumPlacement is a placement setting as a backend declares it.
-var magnumPlacement = PlacementSetting{Path: "data.magnum.providerConfigName",
-	Get: func(e *Environment) string { return e.Magnum.ProviderConfigName },
-	Set: func(e *Environment, v string) { e.Magnum.ProviderConfigName = v }}
+// magnumPlacement is a setting as a backend declares it.
+var magnumPlacement = Setting{Path: "data.magnum.providerConfigName"}
 
-func TestKeepPlacement(t *testing.T) {
+func TestKeepSettings(t *testing.T) {
 	env := func(region, pc string) *Environment {
 		return &Environment{Name: "regionone", Environment: envv1alpha1.Environment{Region: region, Magnum: &envv1alpha1.Magnum{ProviderConfigName: pc}}}
 	}
-	settings := []PlacementSetting{regionSetting, magnumPlacement}
+	settings := []Setting{regionSetting, magnumPlacement}
 	cases := map[string]struct {
 		env         *Environment
 		kept        map[string]string
@@ -54,12 +52,19 @@ func TestKeepPlacement(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, changes := KeepPlacement(tc.env, settings, tc.kept)
+			before := *tc.env
+			kept, got, changes, err := keepSettings(tc.env, settings, tc.kept, "1.34")
+			if err != nil {
+				t.Fatal(err)
+			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("kept placement: -want, +got:\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.wantEnv, tc.env); diff != "" {
+			if diff := cmp.Diff(tc.wantEnv, kept); diff != "" {
 				t.Errorf("environment: -want, +got:\n%s", diff)
+			}
+			if diff := cmp.Diff(&before, tc.env); diff != "" {
+				t.Errorf("the environment given changed: -before, +after:\n%s", diff)
 			}
 			if diff := cmp.Diff(tc.wantChanges, changes); diff != "" {
 				t.Errorf("changes: -want, +got:\n%s", diff)
@@ -133,40 +138,5 @@ func TestDelivered(t *testing.T) {
 	want := map[string][]byte{"kubeconfig": []byte("kc"), "ca.crt": []byte("ca"), "endpoint": []byte("https://api")}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("-want, +got:\n%s", diff)
-	}
-}
-
-func TestCheckIdentities(t *testing.T) {
-	env := &Environment{Name: "regionone", ConfigName: "magnum-regionone", Environment: envv1alpha1.Environment{Magnum: &envv1alpha1.Magnum{ProviderConfigName: "other-cloud"}}}
-	object := func(providerConfig, manifestNamespace string) *unstructured.Unstructured {
-		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object",
-			"metadata": map[string]any{"name": "demo-shoot"},
-			"spec": map[string]any{"providerConfigRef": map[string]any{"name": providerConfig},
-				"forProvider": map[string]any{"manifest": map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "demo", "namespace": manifestNamespace}}}}}}
-	}
-	cases := map[string]struct {
-		observed, rendered *unstructured.Unstructured
-		want               string
-	}{
-		"Same":                   {observed: object("cloud", "a"), rendered: object("cloud", "a")},
-		"ObservedWithoutAPart":   {observed: object("", ""), rendered: object("cloud", "a")},
-		"AnotherProviderConfig":  {observed: object("cloud", "a"), rendered: object("other-cloud", "a"), want: "composed resource r (Object demo-shoot) would change its ProviderConfig from cloud to other-cloud: that would replace it, and with it what it holds, so nothing was changed; restore data.magnum.providerConfigName of environment regionone (EnvironmentConfig magnum-regionone)"},
-		"ManagedObjectMovesAway": {observed: object("cloud", "a"), rendered: object("cloud", "b"), want: "composed resource r (Object demo-shoot) would change its managed object's namespace from a to b: that would replace it, and with it what it holds, so nothing was changed; restore what moved it (an environment setting, or the spec)"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			err := checkIdentities(&Rendering{Resources: []Resource{{Name: "r", Object: tc.rendered}}},
-				map[string]ObservedResource{"r": {Object: tc.observed}}, env, []PlacementSetting{magnumPlacement})
-			got := ""
-			if err != nil {
-				got = err.Error()
-				if ReasonOf(err) != kaasv1alpha1.ReasonReplacementRefused {
-					t.Errorf("reason %s, want %s", ReasonOf(err), kaasv1alpha1.ReasonReplacementRefused)
-				}
-			}
-			if got != tc.want {
-				t.Errorf("got %q\nwant %q", got, tc.want)
-			}
-		})
 	}
 }

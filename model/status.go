@@ -9,24 +9,25 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
-// KeepOnDelete says whether deleting the composite must leave the native cluster in place:
-// while deletion protection is on (so that nothing behind the admission policy deletes a
-// protected cluster), and while the composite's kaas.scs.community/deletion-policy
-// annotation asks for Orphan. Placement.Compose and Request.Managed compose accordingly.
-func (r *Request) KeepOnDelete() bool {
-	return r.Protected() || r.Cluster.GetAnnotations()[kaasv1alpha1.AnnotationDeletionPolicy] == string(kaasv1alpha1.DeletionOrphan)
-}
-
-// validateDeletionPolicyAnnotation refuses an annotation value the API does not know:
-// guessing would either delete a cluster its owner meant to keep or keep one they meant to
-// delete.
-func validateDeletionPolicyAnnotation(xr *kaasv1alpha1.XSCSCluster) error {
-	v, ok := xr.GetAnnotations()[kaasv1alpha1.AnnotationDeletionPolicy]
-	if !ok || slices.Contains(kaasv1alpha1.DeletionPolicies(), kaasv1alpha1.DeletionPolicy(v)) {
-		return nil
+// offered is what the environment offers the cluster's team, and the minor it may move to
+// next: one above what runs (or, before anything runs, above the spec's).
+func offered(env *Environment, spec *kaasv1alpha1.ClusterSpec, running *kaasv1alpha1.KubernetesStatus) *kaasv1alpha1.OfferedStatus {
+	o := &kaasv1alpha1.OfferedStatus{
+		KubernetesVersions: slices.Clone(env.Catalog.KubernetesVersions),
+		MachineTypes:       slices.Clone(env.Catalog.MachineTypes),
+		Zones:              slices.Clone(env.Catalog.Zones),
 	}
-	return errorf(kaasv1alpha1.ReasonInvalidSpec, "annotation %s: %q is not a deletion policy; allowed: %v",
-		kaasv1alpha1.AnnotationDeletionPolicy, v, kaasv1alpha1.DeletionPolicies())
+	current := spec.Kubernetes.Version
+	if running != nil && running.Version != "" {
+		current = running.Version
+	}
+	if v, err := ParseVersion(current); err == nil {
+		next := Version{Major: v.Major, Minor: v.Minor + 1, Patch: -1}.MinorString()
+		if slices.Contains(env.Catalog.KubernetesVersions, next) {
+			o.NextMinor = next
+		}
+	}
+	return o
 }
 
 // deletionPolicy is what deleting the composite would do to the native cluster, read from

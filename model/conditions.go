@@ -1,0 +1,259 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+)
+
+// The conditions of the composite and its claim are decided here, every one but the
+// backend's own verdict (BackendReady, and KubeconfigReady where the backend knows about
+// expiry and renewal), which its observation carries. Callers only map them to their API.
+
+// sharedConditions adds to the backend's observation the conditions every backend shares:
+// KubeconfigReady where the backend gives no verdict of its own, EnvironmentUpToDate
+// (changes: what the cluster keeps although its environment names something else now),
+// VersionSupported and BackendSynced (synced). The events are those a team must hear of.
+func sharedConditions(obs *Observation, env *Environment, spec *kaasv1alpha1.ClusterSpec, status *kaasv1alpha1.ClusterStatus,
+	changes []string, synced Condition, kubeconfigExpires, now time.Time) (*Observation, []Event) {
+	version, events := versionCondition(env, spec, status.Kubernetes, status.Offered, now)
+	out := *obs
+	out.Conditions = slices.Clone(obs.Conditions)
+	if !slices.ContainsFunc(obs.Conditions, func(c Condition) bool { return c.Type == kaasv1alpha1.ConditionKubeconfigReady }) {
+		c, warning := kubeconfigCondition(obs, kubeconfigExpires, now)
+		out.Conditions = append(out.Conditions, c)
+		if warning != nil {
+			events = append(events, *warning)
+		}
+	}
+	out.Conditions = append(out.Conditions, environmentCondition(env, changes), version, synced)
+	return &out, events
+}
+
+// compositeConditions are every condition of a rendered cluster in the order callers set
+// them: Rendered, Stalled, the observation's, SpecSupported. The events gain a Warning for
+// each field the backend cannot honour, before the others.
+func compositeConditions(env *Environment, status *kaasv1alpha1.ClusterStatus, observed []Condition, unsupported []Unsupported, events []Event) ([]Condition, []Event) {
+	out := []Condition{
+		{Type: kaasv1alpha1.ConditionRendered, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonRendered,
+			Message: fmt.Sprintf("rendered for backend %s in environment %s", env.Backend, env.Name)},
+		stalledCondition(status.Phase, observed),
+	}
+	out = append(out, observed...)
+	supported, warnings := specSupportedCondition(unsupported)
+	return append(out, supported), append(warnings, events...)
+}
+
+// stalledCondition says whether the cluster can progress without a change by someone: not
+// when its backend gave up on it (phase Failed, in the backend's words from BackendReady).
+func stalledCondition(phase kaasv1alpha1.Phase, observed []Condition) Condition {
+	if phase == kaasv1alpha1.PhaseFailed {
+		for _, c := range observed {
+			if c.Type == kaasv1alpha1.ConditionBackendReady {
+				return Condition{Type: kaasv1alpha1.ConditionStalled, Status: ConditionTrue, Reason: c.Reason, Message: c.Message}
+			}
+		}
+	}
+	return Condition{Type: kaasv1alpha1.ConditionStalled, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonRendered, Message: "the function renders the cluster"}
+}
+
+// specSupportedCondition reports the portable fields the backend cannot honour, as a
+// condition that stays visible and a Warning for each.
+func specSupportedCondition(unsupported []Unsupported) (Condition, []Event) {
+	if len(unsupported) == 0 {
+		return Condition{Type: kaasv1alpha1.ConditionSpecSupported, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonAllFieldsHonoured,
+			Message: "the backend honours every field that is set"}, nil
+	}
+	msgs := make([]string, 0, len(unsupported))
+	warnings := make([]Event, 0, len(unsupported))
+	for _, u := range unsupported {
+		msg := fmt.Sprintf("%s: %s", u.Field, u.Reason)
+		msgs = append(msgs, msg)
+		warnings = append(warnings, Event{Type: EventWarning, Reason: kaasv1alpha1.ReasonUnsupportedField, Message: msg})
+	}
+	sort.Strings(msgs)
+	return Condition{Type: kaasv1alpha1.ConditionSpecSupported, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonUnsupportedFields,
+		Message: strings.Join(msgs, "; ")}, warnings
+}
+
+// RefusalConditions are the conditions of a cluster whose rendering was refused: not
+// Rendered, and Stalled until someone changes what the message names.
+func RefusalConditions(reason, message string) []Condition {
+	return []Condition{
+		{Type: kaasv1alpha1.ConditionRendered, Status: ConditionFalse, Reason: reason, Message: message},
+		{Type: kaasv1alpha1.ConditionStalled, Status: ConditionTrue, Reason: reason, Message: message},
+	}
+}
+
+// kubeconfigCondition says whether a kubeconfig was delivered, for backends that give no
+// verdict of their own on it (one that knows about expiry and renewal does). Where the
+// kubeconfig's credentials say when they expire and the caller gives the time, an expired
+// one is Expired and one about to expire is warned of: the backend renews it (a
+// KubeadmControlPlane rotates its kubeconfig Secret, which the claim's follows) or the
+// cluster's users must know.
+func kubeconfigCondition(obs *Observation, expires, now time.Time) (Condition, *Event) {
+	raw := obs.ConnectionDetails[ConnectionKeyKubeconfig]
+	if len(raw) == 0 {
+		return Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonKubeconfigPending,
+			Message: "the backend has not delivered a kubeconfig yet"}, nil
+	}
+	delivered := Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonKubeconfigDelivered,
+		Message: "the connection secret holds the cluster's kubeconfig"}
+	if expires.IsZero() || now.IsZero() {
+		return delivered, nil
+	}
+	until := expires.UTC().Format(time.RFC3339)
+	if !now.Before(expires) {
+		expired := Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonKubeconfigExpired,
+			Message: "the delivered kubeconfig's credentials expired at " + until + " and the backend has not delivered renewed ones"}
+		return expired, &Event{Type: EventWarning, Reason: kaasv1alpha1.ReasonKubeconfigExpiredWarning, Message: expired.Message}
+	}
+	delivered.Message += ", valid until " + until
+	if expires.Sub(now) < KubeconfigExpiryWarning {
+		return delivered, &Event{Type: EventWarning, Reason: kaasv1alpha1.ReasonKubeconfigExpiring,
+			Message: "the delivered kubeconfig's credentials expire at " + until + " and the backend has not delivered renewed ones yet"}
+	}
+	return delivered, nil
+}
+
+// environmentCondition says whether the cluster uses what its environment offers and
+// defaults today.
+func environmentCondition(env *Environment, changes []string) Condition {
+	if len(changes) == 0 {
+		return Condition{Type: kaasv1alpha1.ConditionEnvironmentUpToDate, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonUpToDate,
+			Message: fmt.Sprintf("the cluster uses what environment %s offers and defaults", env.Name)}
+	}
+	return Condition{Type: kaasv1alpha1.ConditionEnvironmentUpToDate, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonEnvironmentChanged,
+		Message: Truncate(fmt.Sprintf("environment %s changed since the cluster was created; the cluster is left as it is: %s", env.Name, strings.Join(changes, "; ")))}
+}
+
+// The condition types of Crossplane's managed resources and provider-kubernetes' Objects
+// (crossplane-runtime's, which the model layer does not import): read, never written.
+const (
+	ManagedConditionReady  = "Ready"
+	ManagedConditionSynced = "Synced"
+)
+
+// errCreateFailed starts the message of a managed resource's Synced condition when its
+// provider saw that the external object does not exist and could not create it
+// (crossplane-runtime's managed reconciler).
+const errCreateFailed = "create failed"
+
+// createFailed says whether a managed resource's provider found its external object
+// missing and failed to create it: then nothing exists behind it, whatever was applied.
+func createFailed(u *unstructured.Unstructured) bool {
+	s := ConditionOf(u, ManagedConditionSynced)
+	return s.Found && s.Status == string(ConditionFalse) && strings.HasPrefix(s.Message, errCreateFailed)
+}
+
+// syncedCondition is the BackendSynced condition: whether the providers applied what the
+// backend rendered, in their own words where they did not. Resources of other pipeline
+// steps, and the kubeconfig Secret the model composes, are not the backend's and not
+// looked at. A composed resource without a Synced
+// condition that is not a managed resource (a local Cluster API Cluster) was applied by
+// Crossplane itself once it is observed; a refusal of it is Crossplane's to report, on the
+// composite.
+func syncedCondition(rendered []Resource, observed map[string]ObservedResource) Condition {
+	var failed, pending []string
+	for _, r := range rendered {
+		if r.Name == ResourceKubeconfigSecret {
+			continue
+		}
+		o, ok := observed[r.Name]
+		if !ok || o.Object == nil {
+			pending = append(pending, r.Name)
+			continue
+		}
+		s := ConditionOf(o.Object, ManagedConditionSynced)
+		switch {
+		case s.Found && s.Status == string(ConditionFalse):
+			failed = append(failed, fmt.Sprintf("%s (%s %s): %s", r.Name, o.Object.GetKind(), o.Object.GetName(), s.Message))
+		case !s.Found && isManaged(o.Object):
+			pending = append(pending, r.Name)
+		}
+	}
+	sort.Strings(failed)
+	sort.Strings(pending)
+	c := Condition{Type: kaasv1alpha1.ConditionBackendSynced}
+	switch {
+	case len(failed) > 0:
+		c.Status, c.Reason = ConditionFalse, kaasv1alpha1.ReasonApplyFailed
+		c.Message = Truncate("the backend did not take the rendered objects: " + strings.Join(failed, "; "))
+	case len(pending) > 0:
+		c.Status, c.Reason = ConditionUnknown, kaasv1alpha1.ReasonApplyPending
+		c.Message = "waiting for " + strings.Join(pending, ", ") + " to be reported applied"
+	default:
+		c.Status, c.Reason, c.Message = ConditionTrue, kaasv1alpha1.ReasonSynced, "every native object is applied as rendered"
+	}
+	return c
+}
+
+// isManaged says whether a composed resource is a Crossplane managed resource, which its
+// provider reports on with a Synced condition.
+func isManaged(u *unstructured.Unstructured) bool {
+	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "forProvider")
+	_, ok := v.(map[string]any)
+	return ok
+}
+
+// versionCondition says where the minor the cluster runs is in its life, and the path on:
+// the VersionSupported condition, and the events a team must hear of while it holds (a
+// minor deprecated, expiring, expired or no longer offered; an upgrade under way). now is
+// the time of the call; zero, expiration dates are not compared.
+func versionCondition(env *Environment, spec *kaasv1alpha1.ClusterSpec, running *kaasv1alpha1.KubernetesStatus, offered *kaasv1alpha1.OfferedStatus, now time.Time) (Condition, []Event) {
+	var events []Event
+	current := spec.Kubernetes.Version
+	if running != nil && running.Version != "" {
+		current = running.Version
+		if have, err := ParseVersion(running.Version); err == nil {
+			if want, err := ParseVersion(spec.Kubernetes.Version); err == nil && want.Minor > have.Minor {
+				events = append(events, Event{Type: EventNormal, Reason: kaasv1alpha1.ReasonUpgradeStarted,
+					Message: fmt.Sprintf("upgrading from %s to %s", running.Version, spec.Kubernetes.Version)})
+			}
+		}
+	}
+	v, err := ParseVersion(current)
+	if err != nil {
+		return Condition{Type: kaasv1alpha1.ConditionVersionSupported, Status: ConditionUnknown, Reason: kaasv1alpha1.ReasonVersionUnknown,
+			Message: fmt.Sprintf("the cluster's version %q is not a Kubernetes version", current)}, events
+	}
+	minor := v.MinorString()
+	offered.Lifecycle = minorLifecycle(env, minor)
+	life := offered.Lifecycle
+	path := upgradePath(env, v, offered.NextMinor)
+
+	c := Condition{Type: kaasv1alpha1.ConditionVersionSupported, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonVersionOffered,
+		Message: fmt.Sprintf("%s is offered by environment %s; %s", minor, env.Name, path)}
+	var expires string
+	if life.ExpirationDate != nil {
+		expires = life.ExpirationDate.UTC().Format(time.DateOnly)
+	}
+	switch {
+	case !life.Offered:
+		c.Status, c.Reason = ConditionFalse, kaasv1alpha1.ReasonVersionNotOffered
+		c.Message = fmt.Sprintf("%s is no longer offered by environment %s (data.catalog.kubernetesVersions: %s); the cluster keeps running it; %s",
+			minor, env.Name, strings.Join(env.Catalog.KubernetesVersions, ", "), path)
+	case expires != "" && !now.IsZero() && !now.Before(life.ExpirationDate.Time):
+		c.Status, c.Reason = ConditionFalse, kaasv1alpha1.ReasonVersionExpired
+		c.Message = fmt.Sprintf("%s expired on %s in environment %s (data.catalog.kubernetesVersionLifecycle); %s", minor, expires, env.Name, path)
+	case expires != "" && !now.IsZero() && life.ExpirationDate.Sub(now) < VersionExpiryWarning:
+		c.Reason = kaasv1alpha1.ReasonVersionExpiring
+		c.Message = fmt.Sprintf("%s expires on %s in environment %s (data.catalog.kubernetesVersionLifecycle); %s", minor, expires, env.Name, path)
+	case life.Deprecated:
+		c.Reason = kaasv1alpha1.ReasonVersionDeprecated
+		c.Message = fmt.Sprintf("%s is deprecated in environment %s (data.catalog.kubernetesVersionLifecycle)", minor, env.Name)
+		if expires != "" {
+			c.Message += " and expires on " + expires
+		}
+		c.Message += "; " + path
+	default:
+		return c, events
+	}
+	return c, append(events, Event{Type: EventWarning, Reason: c.Reason, Message: c.Message})
+}

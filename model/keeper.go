@@ -1,0 +1,290 @@
+// The keeper: every rule that keeps what exists and what was delivered when a rendering
+// alone would lose it. Each rule takes what it needs and returns a new value; none changes
+// its arguments.
+package model
+
+import (
+	"encoding/base64"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
+)
+
+// keepSettings returns env with each setting at the value the cluster keeps (record: what
+// status.backend.placement recorded), the values the cluster has now for that record, and a
+// note for each setting the environment has changed since. A setting nothing was recorded
+// for (a new cluster, or a setting a newer version declares) takes the environment's value.
+// minor is the Kubernetes minor of the cluster's spec. env itself is not changed.
+func keepSettings(env *Environment, settings []Setting, record map[string]string, minor string) (*Environment, map[string]string, []string, error) {
+	kept := *env
+	kept.Environment = *env.Environment.DeepCopy()
+	out := make(map[string]string, len(settings))
+	var changes []string
+	for _, s := range settings {
+		path := s.at(minor)
+		now, err := getSetting(&kept, path)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if was, ok := record[path]; ok && was != now {
+			changes = append(changes, fmt.Sprintf("%s: the cluster stays on %s; the environment names %s now, which applies to new clusters",
+				path, shownSetting(was), shownSetting(now)))
+			if err := setSetting(&kept, path, was); err != nil {
+				return nil, nil, nil, Unreadable(fmt.Errorf("the value status.backend.placement records for %s cannot be kept: %w", path, err))
+			}
+			now = was
+		}
+		out[path] = now
+	}
+	return &kept, out, changes, nil
+}
+
+// shownSetting is a setting's value as messages show it.
+func shownSetting(v string) string {
+	if v == "" {
+		return "(unset)"
+	}
+	return v
+}
+
+// settingsNaming are the paths of the settings whose value is v in env: the ones to
+// restore when a composed resource would move to v.
+func settingsNaming(env *Environment, settings []Setting, minor, v string) []string {
+	var out []string
+	for _, s := range settings {
+		if now, err := getSetting(env, s.at(minor)); err == nil && v != "" && now == v {
+			out = append(out, s.at(minor))
+		}
+	}
+	return out
+}
+
+// Unobserved lists, sorted, the observed composed resources that manage a remote native
+// object which their provider has not reported yet: a provider-kubernetes Object without
+// status.atProvider.manifest (just created, a provider that has not synced, a restore from
+// backup). Such an object exists; only its state is unknown. It must neither be rendered as
+// new (that would drop what the backend chose for it and skip every check of an update)
+// nor left out (Crossplane would delete it), so Reconcile keeps it as it was last applied
+// until its state is known. Observe-only Objects are not listed: they change nothing. Nor
+// is an Object whose provider found its remote object missing and could not create it (an
+// admission plugin refused it): nothing exists behind it, and rendering it anew is how a
+// corrected spec gets there.
+func Unobserved(observed map[string]ObservedResource) []string {
+	var out []string
+	for name, o := range observed {
+		u := o.Object
+		if u == nil || !providerkubernetes.IsObject(u) || providerkubernetes.IsObserveOnly(u) || createFailed(u) {
+			continue
+		}
+		if remote, err := providerkubernetes.Observed(u); err == nil && remote == nil {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LastApplied is the desired form of an observed composed resource: what was applied last
+// (spec, or a Secret's data and type), without what the API server and the controllers
+// added (status, uid, resourceVersion, managed fields).
+func LastApplied(observed *unstructured.Unstructured) *unstructured.Unstructured {
+	meta := map[string]any{"name": observed.GetName()}
+	if ns := observed.GetNamespace(); ns != "" {
+		meta["namespace"] = ns
+	}
+	if l := observed.GetLabels(); len(l) > 0 {
+		meta["labels"] = stringMap(l)
+	}
+	if a := observed.GetAnnotations(); len(a) > 0 {
+		meta["annotations"] = stringMap(a)
+	}
+	out := map[string]any{"apiVersion": observed.GetAPIVersion(), "kind": observed.GetKind(), "metadata": meta}
+	for k, v := range observed.Object {
+		if _, set := out[k]; !set && k != "status" {
+			out[k] = runtime.DeepCopyJSONValue(v)
+		}
+	}
+	return &unstructured.Unstructured{Object: out}
+}
+
+// keepUnobserved returns the resources with every unobserved one desired exactly as it was
+// last applied, whatever the backend rendered for it.
+func keepUnobserved(resources []Resource, observed map[string]ObservedResource, unobserved []string) []Resource {
+	out := slices.Clone(resources)
+	for _, name := range unobserved {
+		kept := Resource{Name: name, Object: LastApplied(observed[name].Object)}
+		if i := slices.IndexFunc(out, func(res Resource) bool { return res.Name == name }); i >= 0 {
+			kept.Disposable = out[i].Disposable
+			out[i] = kept
+			continue
+		}
+		out = append(out, kept)
+	}
+	return out
+}
+
+// keepUnknown keeps the observed composed resources that no backend renders under their
+// name (left by an older version of the function, or under a key since renamed) and that
+// can hold a cluster or its credentials: desired as they were last applied, with a warning
+// that names each. Crossplane would otherwise delete them, and with them a cluster or the
+// kubeconfig its users hold. Resources of other kinds are garbage-collected, as a change of
+// the composition intends. Those of a backend are checkNothingDropped's, and the kubeconfig
+// Secret is Reconcile's: composed while the namespaced composite asks for it, dropped when
+// its writeConnectionSecretToRef is removed, which is the user's to do (docs/reliability.md).
+func (r *Registry) keepUnknown(resources []Resource, observed map[string]ObservedResource) ([]Resource, []Event) {
+	rendered := make(map[string]bool, len(resources))
+	for _, res := range resources {
+		rendered[res.Name] = true
+	}
+	var names []string
+	for name, o := range observed {
+		switch {
+		case rendered[name], name == ResourceKubeconfigSecret, o.Object == nil, r.backendOf(name) != "", !HoldsCluster(o.Object):
+		default:
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	out := slices.Clone(resources)
+	warnings := make([]Event, 0, len(names))
+	for _, name := range names {
+		o := observed[name].Object
+		out = append(out, Resource{Name: name, Object: LastApplied(o)})
+		warnings = append(warnings, Event{Type: EventWarning, Reason: kaasv1alpha1.ReasonUnknownResourceKept, Message: fmt.Sprintf(
+			"composed resource %s (%s %s) is not one this version of the function renders; it can hold a cluster or its credentials, so it is kept as it was last applied rather than deleted: delete it by hand once it is not needed",
+			name, o.GetKind(), o.GetName())})
+	}
+	return out, warnings
+}
+
+// holdingGroups are the API groups whose objects can hold a cluster or its credentials
+// (Cluster API's are every group ending in cluster.x-k8s.io).
+var holdingGroups = map[string]bool{
+	"core.gardener.cloud":                      true,
+	"containerinfra.openstack.crossplane.io":   true,
+	"containerinfra.openstack.m.crossplane.io": true,
+	"gardener.kaas.scs.community":              true,
+	"gardener.m.kaas.scs.community":            true,
+}
+
+// HoldsCluster says whether a composed resource can hold a cluster or its credentials:
+// a provider-kubernetes Object (whatever it manages), a Cluster API object, a Shoot, a
+// Magnum kind of provider-openstack, an AdminKubeconfig, a Secret.
+func HoldsCluster(u *unstructured.Unstructured) bool {
+	gvk := u.GroupVersionKind()
+	switch {
+	case gvk.Group == "" && gvk.Kind == "Secret":
+		return true
+	case gvk.Group == "kubernetes.crossplane.io" || gvk.Group == "kubernetes.m.crossplane.io":
+		return gvk.Kind == "Object"
+	case gvk.Group == "cluster.x-k8s.io" || strings.HasSuffix(gvk.Group, ".cluster.x-k8s.io"):
+		return true
+	}
+	return holdingGroups[gvk.Group]
+}
+
+// connectionKeys are the keys of the kubeconfig contract (docs/kubeconfig.md).
+var connectionKeys = []string{ConnectionKeyKubeconfig, ConnectionKeyEndpoint, ConnectionKeyCA}
+
+// Delivered are the connection details the cluster's users hold now: the data of the
+// namespaced composite's kubeconfig Secret as observed, or the legacy composite's
+// connection details (Input.ConnectionDetails), keys of the kubeconfig contract only.
+func Delivered(in Input) map[string][]byte {
+	out := map[string][]byte{}
+	if s := in.Observed[ResourceKubeconfigSecret].Object; s != nil {
+		data, _ := s.Object["data"].(map[string]any)
+		for _, k := range connectionKeys {
+			enc, _ := data[k].(string)
+			if b, err := base64.StdEncoding.DecodeString(enc); err == nil && len(b) > 0 {
+				out[k] = b
+			}
+		}
+	}
+	for _, k := range connectionKeys {
+		if v := in.ConnectionDetails[k]; len(v) > 0 {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// keepDelivered makes what was delivered the memory of the connection details: an
+// observation without a kubeconfig (a provider restarting, an Object not reported yet, a
+// Secret not read, a provider's connection secret missing) does not take back the one
+// users hold, and a new delivery replaces the keys it brings and keeps the others. Crossplane
+// applies the composed kubeconfig Secret with server-side apply, so a key left out of it
+// would be removed from every consumer.
+//
+// While the kubeconfig is kept only from memory, KubeconfigReady says so (Stale), unless
+// the backend knows it no longer works (Expired, RenewalFailing): never Delivered with
+// nothing delivered now.
+func keepDelivered(obs *Observation, delivered map[string][]byte) *Observation {
+	if len(delivered) == 0 {
+		return obs
+	}
+	out := *obs
+	out.ConnectionDetails = maps.Clone(delivered)
+	maps.Copy(out.ConnectionDetails, obs.ConnectionDetails)
+	if len(obs.ConnectionDetails[ConnectionKeyKubeconfig]) > 0 || len(delivered[ConnectionKeyKubeconfig]) == 0 {
+		return &out
+	}
+	stale := Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionUnknown, Reason: kaasv1alpha1.ReasonKubeconfigStale,
+		Message: "the connection secret keeps the kubeconfig delivered earlier: the backend shows none now"}
+	out.Conditions = slices.Clone(obs.Conditions)
+	i := slices.IndexFunc(out.Conditions, func(c Condition) bool { return c.Type == kaasv1alpha1.ConditionKubeconfigReady })
+	switch {
+	case i < 0:
+		out.Conditions = append(out.Conditions, stale)
+	case out.Conditions[i].Reason == kaasv1alpha1.ReasonKubeconfigExpired || out.Conditions[i].Reason == kaasv1alpha1.ReasonKubeconfigRenewalFailing:
+		// The backend knows more: the kubeconfig users hold does not work.
+	default:
+		stale.Message = Truncate(stale.Message + " (" + out.Conditions[i].Message + ")")
+		out.Conditions[i] = stale
+	}
+	return &out
+}
+
+// unknownObservation is what can be said while a native object exists but its state is not
+// known: the status as last written stays (a Ready cluster does not turn Provisioning while
+// its provider restarts), the backend's verdict is Unknown, and the unobserved resources are
+// not ready.
+func unknownObservation(obs *Observation, previous *kaasv1alpha1.ClusterStatus, unobserved []string) *Observation {
+	out := *obs
+	out.Status = copyStatus(previous)
+	if out.Status.Phase == "" {
+		out.Status.Phase = kaasv1alpha1.PhaseProvisioning
+	}
+	out.Ready = false
+	out.ResourceReady = maps.Clone(obs.ResourceReady)
+	if out.ResourceReady == nil {
+		out.ResourceReady = map[string]bool{}
+	}
+	for _, name := range unobserved {
+		out.ResourceReady[name] = false
+	}
+	out.Conditions = []Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: ConditionUnknown, Reason: kaasv1alpha1.ReasonNotObservedYet,
+		Message: fmt.Sprintf("provider-kubernetes has not reported the object that %s manages yet; it exists and is kept as it was last applied until its state is known",
+			strings.Join(unobserved, " and "))}}
+	for _, c := range obs.Conditions {
+		if c.Type != kaasv1alpha1.ConditionBackendReady {
+			out.Conditions = append(out.Conditions, c)
+		}
+	}
+	return &out
+}
+
+// copyStatus copies a status, so that the observation shares nothing with the composite.
+func copyStatus(s *kaasv1alpha1.ClusterStatus) kaasv1alpha1.ClusterStatus {
+	if s == nil {
+		return kaasv1alpha1.ClusterStatus{}
+	}
+	return *s.DeepCopy()
+}

@@ -1,0 +1,158 @@
+package model
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
+)
+
+// Request is everything a backend needs for one cluster.
+type Request struct {
+	// Cluster is the composite resource. Its spec has been defaulted and validated.
+	Cluster *kaasv1alpha1.XSCSCluster
+
+	// NativeName is the cluster's name in the backend (a Shoot, a Cluster API Cluster, a
+	// Magnum cluster). Every name a backend derives (composed objects, connection
+	// secrets) starts with it, and every native object carries it as LabelCluster.
+	NativeName string
+
+	// Identity is who the cluster is to its users; native objects carry its hash as
+	// LabelIdentity.
+	Identity Identity
+
+	// Environment is the environment the cluster lives in.
+	Environment *Environment
+
+	// Defaulted records what the environment filled in of the spec (see Defaulted), so
+	// that a message can say where a refused value came from.
+	Defaulted *kaasv1alpha1.DefaultedValues
+
+	// Observed are the native objects that exist now, keyed by resource name.
+	Observed map[string]ObservedResource
+
+	// Required are the resources fetched for the backend's Requirements, keyed by
+	// requirement name. A key is present once the caller fetched it, even if nothing
+	// matched.
+	Required map[string][]*unstructured.Unstructured
+
+	// Options are settings of the caller that are not part of the cluster or environment.
+	Options Options
+}
+
+// ZonesDefaulted says whether the zones of a pool came from the environment, not the user.
+func (r *Request) ZonesDefaulted(pool string) bool {
+	k, ok := keptPool(r.Defaulted, pool)
+	return ok && len(k.Zones) > 0
+}
+
+// Options are settings of the program that uses the model layer.
+type Options struct {
+	// ConnectionSecretNamespace is where composed objects write their connection secrets
+	// when the backend needs them (Crossplane reads them back as connection details).
+	ConnectionSecretNamespace string
+}
+
+// Place returns the placement in cluster, an environment setting that is either "local"
+// or the name of a provider-kubernetes ProviderConfig.
+func (r *Request) Place(cluster string) Placement {
+	if cluster == envv1alpha1.LocalCluster {
+		return Placement{req: r}
+	}
+	return Placement{req: r, providerConfig: cluster}
+}
+
+// Namespaced says whether the composite is a namespaced one (the Crossplane v2 flavour):
+// then everything it composes is namespaced, in its namespace.
+func (r *Request) Namespaced() bool { return r.Cluster.Namespace != "" }
+
+// Native returns the native object behind an observed composed resource, unwrapped from
+// its Object where it lives remotely; nil while it does not exist, or while its provider
+// has not reported it (Reconcile keeps such an Object as it was; see Unobserved). Observed
+// state that cannot be read is an error: rendering on a guess could change a live cluster.
+func (r *Request) Native(resource string) (*unstructured.Unstructured, error) {
+	res, ok := r.Observed[resource]
+	if !ok || res.Object == nil {
+		return nil, nil
+	}
+	if !providerkubernetes.IsObject(res.Object) {
+		return res.Object, nil
+	}
+	return providerkubernetes.Observed(res.Object)
+}
+
+// Protected says whether the cluster is protected from deletion.
+func (r *Request) Protected() bool {
+	return r.Cluster.Spec.DeletionProtection != nil && *r.Cluster.Spec.DeletionProtection
+}
+
+// Labels are the labels every object of the cluster carries: its name, and the hash of its
+// identity.
+func (r *Request) Labels() map[string]string {
+	l := map[string]string{LabelCluster: r.NativeName}
+	if r.Identity.Name != "" {
+		l[LabelIdentity] = r.Identity.Hash()
+	}
+	return l
+}
+
+// KeepOnDelete says whether deleting the composite must leave the native cluster in place:
+// while deletion protection is on (so that nothing behind the admission policy deletes a
+// protected cluster), and while the composite's kaas.scs.community/deletion-policy
+// annotation asks for Orphan. Placement.Compose and Request.Managed compose accordingly.
+func (r *Request) KeepOnDelete() bool {
+	return r.Protected() || r.Cluster.GetAnnotations()[kaasv1alpha1.AnnotationDeletionPolicy] == string(kaasv1alpha1.DeletionOrphan)
+}
+
+// Managed returns the composed resource of a managed resource: its ProviderConfig, its
+// connection secret, the cluster's label, and deletion protection. While the cluster is
+// protected, deleting the composite leaves the external resource in place: deletion policy
+// Orphan for cluster-scoped kinds, no Delete management policy for namespaced ones, which
+// have no deletion policy.
+func (r *Request) Managed(m Managed) Resource {
+	spec := make(map[string]any, len(m.Spec)+3)
+	for k, v := range m.Spec {
+		spec[k] = v
+	}
+	protect := r.KeepOnDelete() && !m.NothingToKeep
+	if m.Namespace != "" {
+		ref := map[string]any{"name": m.ProviderConfig}
+		if m.ProviderConfigKind != "" {
+			ref["kind"] = m.ProviderConfigKind
+		}
+		spec["providerConfigRef"] = ref
+		if m.ConnectionSecret != "" {
+			spec["writeConnectionSecretToRef"] = map[string]any{"name": m.ConnectionSecret}
+		}
+		if protect {
+			spec["managementPolicies"] = []any{"Observe", "Create", "Update", "LateInitialize"}
+		}
+	} else {
+		spec["providerConfigRef"] = map[string]any{"name": m.ProviderConfig}
+		if m.ConnectionSecret != "" {
+			spec["writeConnectionSecretToRef"] = map[string]any{"name": m.ConnectionSecret, "namespace": r.Options.ConnectionSecretNamespace}
+		}
+		spec["deletionPolicy"] = "Delete"
+		if protect {
+			spec["deletionPolicy"] = "Orphan"
+		}
+	}
+	labels := stringMap(r.Labels())
+	for k, v := range m.Labels {
+		labels[k] = v
+	}
+	meta := map[string]any{"name": m.Name, "labels": labels}
+	if m.Namespace != "" {
+		meta["namespace"] = m.Namespace
+	}
+	if len(m.Annotations) > 0 {
+		meta["annotations"] = stringMap(m.Annotations)
+	}
+	return Resource{Name: m.Resource, Disposable: m.NothingToKeep, Object: &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": m.APIVersion,
+		"kind":       m.Kind,
+		"metadata":   meta,
+		"spec":       spec,
+	}}}
+}
