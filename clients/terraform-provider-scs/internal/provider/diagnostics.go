@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 // diagErr turns diagnostics with errors into an error.
@@ -176,7 +178,7 @@ func apiErrorDiagnostics(err error, what string, pools []string) diag.Diagnostic
 // refusalDiagnostics explains a Rendered=False condition: the composition function refused
 // the spec with a reason (InvalidSpec, ReplacementRefused, EnvironmentUnavailable, ...) and
 // changed nothing. The diagnostic is at the attribute of the first field the message names.
-func refusalDiagnostics(rendered condition, what string, pools []string) diag.Diagnostics {
+func refusalDiagnostics(rendered model.ObservedCondition, what string, pools []string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	summary := "The SCS cluster API refused the spec: " + rendered.Reason
 	var attrs []string

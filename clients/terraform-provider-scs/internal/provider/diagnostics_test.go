@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	fieldpath "k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 // diagnostic is a diagnostic as a user sees it.
@@ -139,12 +141,12 @@ func TestRefusalDiagnostics(t *testing.T) {
 	const tail = "\n\nNothing was changed in the backend; the cluster keeps running as it was."
 	for _, tc := range []struct {
 		name string
-		cond condition
+		cond model.ObservedCondition
 		want []diagnostic
 	}{
 		{
 			name: "invalid spec, two fields",
-			cond: condition{Type: "Rendered", Status: "False", Reason: "InvalidSpec",
+			cond: model.ObservedCondition{Type: "Rendered", Status: "False", Found: true, Reason: "InvalidSpec",
 				Message: `XSCSCluster "dev-x7k2p" is invalid (2 problems): spec.nodePools[0].machineType: Unsupported value: "SCS-1V-1": supported values: "SCS-2V-4", "SCS-4V-8"; spec.kubernetes.version: Unsupported value: "1.30"`},
 			want: []diagnostic{{
 				Severity: "Error", Attribute: "node_pools[0]",
@@ -155,7 +157,7 @@ func TestRefusalDiagnostics(t *testing.T) {
 		},
 		{
 			name: "pool named by name",
-			cond: condition{Type: "Rendered", Status: "False", Reason: "ReplacementRefused",
+			cond: model.ObservedCondition{Type: "Rendered", Status: "False", Found: true, Reason: "ReplacementRefused",
 				Message: "spec.nodePools[gpu].zones: the backend cannot change the zones of a pool in place"},
 			want: []diagnostic{{
 				Severity: "Error", Attribute: "node_pools[1]",
@@ -165,7 +167,7 @@ func TestRefusalDiagnostics(t *testing.T) {
 		},
 		{
 			name: "no field named",
-			cond: condition{Type: "Rendered", Status: "False", Reason: "EnvironmentUnavailable",
+			cond: model.ObservedCondition{Type: "Rendered", Status: "False", Found: true, Reason: "EnvironmentUnavailable",
 				Message: `environment "prod-eu" is not offered to namespace team1; environments offered to namespace team1: dev-eu`},
 			want: []diagnostic{{
 				Severity: "Error",

@@ -126,7 +126,7 @@ type waitError struct {
 func (e *waitError) Error() string {
 	switch {
 	case e.Refused:
-		return fmt.Sprintf("refused: %s", e.Last.Rendered)
+		return "refused: " + describe(e.Last.Rendered)
 	case e.Failed:
 		return fmt.Sprintf("the backend gave up on the cluster: %s", e.Last.summary())
 	}

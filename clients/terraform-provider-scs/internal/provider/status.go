@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 // Crossplane's own condition types, reasons and annotations.
@@ -28,7 +29,7 @@ const (
 
 // circuitOpen says whether Crossplane's circuit breaker drops obj's watch events.
 func circuitOpen(obj *unstructured.Unstructured) bool {
-	c := conditionOf(obj, conditionResponsive)
+	c := model.ConditionOf(obj, conditionResponsive)
 	return c.Status == "False" && c.Reason == reasonWatchCircuitOpen
 }
 
@@ -87,7 +88,7 @@ func statusValue(obj *unstructured.Unstructured) types.Object {
 	}
 	v, _ := types.ObjectValue(statusAttrTypes, map[string]attr.Value{
 		"phase":               s("phase"),
-		"ready":               types.BoolValue(conditionOf(obj, conditionReady).Status == "True"),
+		"ready":               types.BoolValue(model.ConditionOf(obj, conditionReady).Status == "True"),
 		"kubernetes_version":  s("kubernetes", "version"),
 		"api_server_url":      s("apiServerURL"),
 		"backend_type":        s("backend", "type"),
@@ -100,55 +101,35 @@ func statusValue(obj *unstructured.Unstructured) types.Object {
 	return v
 }
 
-// condition is one status condition.
-type condition struct {
-	Type, Status, Reason, Message string
-	ObservedGeneration            int64
-}
+// reported says whether an object reports condition c: it has one, with a status.
+func reported(c model.ObservedCondition) bool { return c.Found && c.Status != "" }
 
-func (c condition) present() bool { return c.Status != "" }
-
-func (c condition) String() string {
-	if !c.present() {
+// describe is a condition as the provider prints it (timeouts, refusals): "Type Status
+// (Reason): Message", the parts that are set, or "Type not reported yet".
+func describe(c model.ObservedCondition) string {
+	if !reported(c) {
 		return c.Type + " not reported yet"
 	}
-	s := c.Type + " " + c.Status
-	if c.Reason != "" {
-		s += " (" + c.Reason + ")"
-	}
-	if c.Message != "" {
-		s += ": " + c.Message
-	}
-	return s
+	return c.Type + " " + c.String()
 }
 
-func conditions(obj *unstructured.Unstructured) []condition {
+// conditions lists every condition of obj, in order, for the status attribute; one
+// condition is read with model.ConditionOf.
+func conditions(obj *unstructured.Unstructured) []model.ObservedCondition {
 	if obj == nil {
 		return nil
 	}
 	raw, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	var out []condition
+	var out []model.ObservedCondition
 	for _, r := range raw {
 		m, ok := r.(map[string]any)
 		if !ok {
 			continue
 		}
 		str := func(k string) string { s, _ := m[k].(string); return s }
-		c := condition{Type: str("type"), Status: str("status"), Reason: str("reason"), Message: str("message")}
-		c.ObservedGeneration, _ = toInt64(m["observedGeneration"])
-		out = append(out, c)
+		out = append(out, model.ObservedCondition{Type: str("type"), Status: str("status"), Reason: str("reason"), Message: str("message"), Found: true})
 	}
 	return out
-}
-
-// conditionOf returns condition typ of obj (Status empty when missing).
-func conditionOf(obj *unstructured.Unstructured, typ string) condition {
-	for _, c := range conditions(obj) {
-		if c.Type == typ {
-			return c
-		}
-	}
-	return condition{Type: typ}
 }
 
 // observation is what the controllers have made of an SCSCluster so far.
@@ -159,7 +140,7 @@ type observation struct {
 	Why string
 
 	Phase                                                      string
-	Ready, Synced, Rendered, BackendReady, BackendSynced, Kube condition
+	Ready, Synced, Rendered, BackendReady, BackendSynced, Kube model.ObservedCondition
 }
 
 // observe reads an SCSCluster and, for a legacy claim, its composite resource (nil when
@@ -174,18 +155,18 @@ type observation struct {
 // read after the claim.
 func observe(obj, xr *unstructured.Unstructured) observation {
 	o := observation{
-		Ready:         conditionOf(obj, conditionReady),
-		Synced:        conditionOf(obj, conditionSynced),
-		Rendered:      conditionOf(obj, kaasv1alpha1.ConditionRendered),
-		BackendReady:  conditionOf(obj, kaasv1alpha1.ConditionBackendReady),
-		BackendSynced: conditionOf(obj, kaasv1alpha1.ConditionBackendSynced),
-		Kube:          conditionOf(obj, kaasv1alpha1.ConditionKubeconfigReady),
+		Ready:         model.ConditionOf(obj, conditionReady),
+		Synced:        model.ConditionOf(obj, conditionSynced),
+		Rendered:      model.ConditionOf(obj, kaasv1alpha1.ConditionRendered),
+		BackendReady:  model.ConditionOf(obj, kaasv1alpha1.ConditionBackendReady),
+		BackendSynced: model.ConditionOf(obj, kaasv1alpha1.ConditionBackendSynced),
+		Kube:          model.ConditionOf(obj, kaasv1alpha1.ConditionKubeconfigReady),
 	}
 	o.Phase, _, _ = unstructured.NestedString(obj.Object, "status", "phase")
 	current := func(x *unstructured.Unstructured, what string) bool {
-		s := conditionOf(x, conditionSynced)
+		s := model.ConditionOf(x, conditionSynced)
 		switch {
-		case !s.present():
+		case !reported(s):
 			o.Why = what + " not reconciled yet"
 			return false
 		case s.ObservedGeneration != 0 && s.ObservedGeneration < x.GetGeneration():
@@ -215,15 +196,15 @@ func observe(obj, xr *unstructured.Unstructured) observation {
 			}
 			// The composite's own conditions are as new as its Synced; the claim's copies
 			// may lag behind.
-			o.Rendered = conditionOf(xr, kaasv1alpha1.ConditionRendered)
-			o.BackendReady = conditionOf(xr, kaasv1alpha1.ConditionBackendReady)
-			o.BackendSynced = conditionOf(xr, kaasv1alpha1.ConditionBackendSynced)
+			o.Rendered = model.ConditionOf(xr, kaasv1alpha1.ConditionRendered)
+			o.BackendReady = model.ConditionOf(xr, kaasv1alpha1.ConditionBackendReady)
+			o.BackendSynced = model.ConditionOf(xr, kaasv1alpha1.ConditionBackendSynced)
 			if p, ok, _ := unstructured.NestedString(xr.Object, "status", "phase"); ok {
 				o.Phase = p
 			}
 		}
 	}
-	if !o.Rendered.present() {
+	if !reported(o.Rendered) {
 		o.Why = "the composition function has not reported yet"
 		return o
 	}
@@ -263,10 +244,10 @@ func (o observation) summary() string {
 	if o.Phase != "" {
 		parts = append(parts, "phase "+o.Phase)
 	}
-	for _, c := range []condition{o.Ready, o.Synced, o.Rendered, o.BackendReady, o.BackendSynced, o.Kube} {
+	for _, c := range []model.ObservedCondition{o.Ready, o.Synced, o.Rendered, o.BackendReady, o.BackendSynced, o.Kube} {
 		// BackendSynced matters when False: the backend's API refused what was rendered.
-		if c.present() && (c.Type != kaasv1alpha1.ConditionBackendSynced || c.Status == "False") {
-			parts = append(parts, c.String())
+		if reported(c) && (c.Type != kaasv1alpha1.ConditionBackendSynced || c.Status == "False") {
+			parts = append(parts, describe(c))
 		}
 	}
 	if len(parts) == 0 {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -172,5 +173,46 @@ func TestStatusValue(t *testing.T) {
 	}
 	if p := empty.Attributes()["phase"]; !p.IsNull() {
 		t.Errorf("phase = %v, want null", p)
+	}
+}
+
+// TestWaitErrorMessages: what the provider prints of the conditions when a wait ends
+// without the cluster getting there (the apply's diagnostics), word for word.
+func TestWaitErrorMessages(t *testing.T) {
+	for name, tc := range map[string]struct {
+		reason string
+		err    waitError
+		want   string
+	}{
+		"Refused": {
+			reason: "A refusal names the condition with its status, reason and message.",
+			err: waitError{Refused: true, Last: observe(testObject("dev", 2, namespacedSpec, nil,
+				cond{"Synced", "True", "ReconcileSuccess", "", 2}, cond{"Rendered", "False", "InvalidSpec", "spec.x: bad", 0}), nil)},
+			want: "refused: Rendered False (InvalidSpec): spec.x: bad",
+		},
+		"RefusedWithoutReasonOrMessage": {
+			reason: "The parts that are not set are left out.",
+			err: waitError{Refused: true, Last: observe(testObject("dev", 2, namespacedSpec, nil,
+				cond{"Synced", "True", "ReconcileSuccess", "", 2}, cond{"Rendered", "False", "", "", 0}), nil)},
+			want: "refused: Rendered False",
+		},
+		"NotReported": {
+			reason: "A condition the object does not have is not reported yet.",
+			err: waitError{Refused: true, Last: observe(testObject("dev", 2, namespacedSpec, nil,
+				cond{"Synced", "True", "ReconcileSuccess", "", 2}), nil)},
+			want: "refused: Rendered not reported yet",
+		},
+		"TimedOut": {
+			reason: "A timeout says why the conditions do not count yet, then the reported ones.",
+			err: waitError{What: "the cluster is Ready", After: 30 * time.Second, Last: observe(testObject("dev", 2, namespacedSpec, map[string]any{"phase": "Provisioning"},
+				cond{"Synced", "True", "ReconcileSuccess", "", 1}, cond{"Ready", "False", "Creating", "", 1}), nil)},
+			want: "timed out after 30s waiting until the cluster is Ready: SCSCluster generation 2 not reconciled yet (Synced is for 1); phase Provisioning; Ready False (Creating); Synced True (ReconcileSuccess)",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.err.Error()); diff != "" {
+				t.Errorf("%s\nError(): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
 	}
 }
