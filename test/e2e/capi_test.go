@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
@@ -75,13 +76,14 @@ func waitTopology(ctx context.Context, t *testing.T, c *controlplane.Cluster, ns
 	return got
 }
 
-// clusterCondition is a condition of a Cluster API Cluster, for messages.
-func clusterCondition(ctx context.Context, c *controlplane.Cluster, ns, native, typ string) condition {
+// clusterCondition is a condition of a Cluster API Cluster, for waits and their messages.
+// A Cluster that cannot be read has it Unknown, with the error as message.
+func clusterCondition(ctx context.Context, c *controlplane.Cluster, ns, native, typ string) model.ObservedCondition {
 	cl, err := c.Dynamic.Resource(capiClusterGVR).Namespace(ns).Get(ctx, native, metav1.GetOptions{})
 	if err != nil {
-		return condition{Message: err.Error()}
+		return model.ObservedCondition{Type: typ, Status: "Unknown", Reason: "ReadFailed", Message: err.Error(), Found: true}
 	}
-	return conditionOf(cl, typ)
+	return model.ConditionOf(cl, typ)
 }
 
 // simulateInfrastructureReady writes what the OpenStack provider writes once a cluster's
@@ -98,7 +100,7 @@ func simulateInfrastructureReady(ctx context.Context, t *testing.T, c *controlpl
 			return false, err
 		}
 		infra = str(cl, "spec", "infrastructureRef", "name")
-		return infra != "", fmt.Errorf("no spec.infrastructureRef yet; TopologyReconciled %v", conditionOf(cl, "TopologyReconciled"))
+		return infra != "", fmt.Errorf("no spec.infrastructureRef yet; TopologyReconciled %v", model.ConditionOf(cl, "TopologyReconciled"))
 	})
 	if err := backendsim.InfrastructureReady(ctx, c.Dynamic, ns, infra, host, port, []string{"az1", "az2", "az3"}); err != nil {
 		t.Fatalf("writing the OpenStackCluster's endpoint and status as the OpenStack provider would: %v", err)
@@ -147,7 +149,7 @@ func simulateClusterAvailable(ctx context.Context, t *testing.T, c *controlplane
 		if err != nil || written {
 			return written, err
 		}
-		return false, fmt.Errorf("condition Paused is %v, not True for generation %d", conditionOf(o, "Paused"), gen)
+		return false, fmt.Errorf("condition Paused is %v, not True for generation %d", model.ConditionOf(o, "Paused"), gen)
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 // The Cluster Stacks backend on the live control plane. Crossplane runs in the management
@@ -222,7 +223,7 @@ func TestClusterStackClaimCreatesCluster(t *testing.T) {
 	check("claim's native reference", ref, clusterStackNamespace+"/"+native+" Cluster")
 	check("claim's backend", str(claim, "status", "backend", "type"), "clusterstack")
 	// Cluster API has no maintenance window: said on the claim, not silently dropped.
-	if c := conditionOf(claim, "SpecSupported"); c.Status != "False" || !strings.Contains(c.Message, "spec.maintenance") {
+	if c := model.ConditionOf(claim, "SpecSupported"); c.Status != "False" || !strings.Contains(c.Message, "spec.maintenance") {
 		t.Errorf("claim SpecSupported = %v, want False naming spec.maintenance", c)
 	}
 }
@@ -250,7 +251,7 @@ func TestClusterStackSimulated_AvailableMakesClaimReadyWithKubeconfig(t *testing
 	// Cluster API's own verdict, as it stands without infrastructure.
 	claim := waitClaim(ctx, t, deadline, name, "BackendReady=False with Cluster API's reason", func(c *unstructured.Unstructured) error {
 		available := clusterCondition(ctx, cp, clusterStackNamespace, native, "Available")
-		got := conditionOf(c, kaasv1alpha1.ConditionBackendReady)
+		got := model.ConditionOf(c, kaasv1alpha1.ConditionBackendReady)
 		if available.Status != "False" || available.Reason == "" || got.Status != "False" || got.Reason != available.Reason {
 			return fmt.Errorf("claim BackendReady %v, Cluster Available %v", got, available)
 		}
@@ -270,7 +271,7 @@ func TestClusterStackSimulated_AvailableMakesClaimReadyWithKubeconfig(t *testing
 	if !strings.Contains(string(kubeconfig), server) {
 		t.Fatalf("Cluster API's kubeconfig does not name %s", server)
 	}
-	if c := conditionOf(getClaimOrFail(ctx, t, name), "Ready"); c.Status == "True" {
+	if c := model.ConditionOf(getClaimOrFail(ctx, t, name), "Ready"); c.Status == "True" {
 		t.Errorf("claim is Ready while Cluster API reports the Cluster not available: %v", c)
 	}
 
@@ -382,7 +383,7 @@ func TestClusterStackRefusedByClusterAPIShowsOnComposite(t *testing.T) {
 	xr, native := clusterOf(ctx, t, name)
 	const refusal = `spec.topology.variables[networkExternalID].value: Invalid value: "\"public\"": must be of type uuid4`
 	waitObject(ctx, t, xrs(), xr, "composite "+xr+" Synced=False naming the refused Cluster", func(x *unstructured.Unstructured) error {
-		if s := conditionOf(x, "Synced"); s.Status != "False" || !strings.Contains(s.Message, "clusterstack-cluster") {
+		if s := model.ConditionOf(x, "Synced"); s.Status != "False" || !strings.Contains(s.Message, "clusterstack-cluster") {
 			return fmt.Errorf("Synced %v", s)
 		}
 		return nil
@@ -402,7 +403,7 @@ func TestClusterStackRefusedByClusterAPIShowsOnComposite(t *testing.T) {
 		}
 		return false, fmt.Errorf("events %v", seen)
 	})
-	if c := conditionOf(getClaimOrFail(ctx, t, name), "Ready"); c.Status == "True" {
+	if c := model.ConditionOf(getClaimOrFail(ctx, t, name), "Ready"); c.Status == "True" {
 		t.Errorf("claim Ready although its Cluster was refused: %v", c)
 	}
 	if _, err := capiClusters().Get(ctx, native, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
@@ -417,7 +418,7 @@ func TestClusterStackRefusedByClusterAPIShowsOnComposite(t *testing.T) {
 	}
 	waitCluster(ctx, t, name)
 	waitObject(ctx, t, xrs(), xr, "composite "+xr+" Synced=True", func(x *unstructured.Unstructured) error {
-		if s := conditionOf(x, "Synced"); s.Status != "True" {
+		if s := model.ConditionOf(x, "Synced"); s.Status != "True" {
 			return fmt.Errorf("Synced %v", s)
 		}
 		return nil
@@ -530,7 +531,7 @@ func TestClusterStackScaleAndMinorUpgradeChangeClusterInPlace(t *testing.T) {
 		}
 	}
 	waitObject(ctx, t, capiClusters(), native, "Cluster API reports the upgrade in progress", func(c *unstructured.Unstructured) error {
-		if r := conditionOf(c, "TopologyReconciled"); r.Status != "False" || r.Reason != "ClusterUpgrading" {
+		if r := model.ConditionOf(c, "TopologyReconciled"); r.Status != "False" || r.Reason != "ClusterUpgrading" {
 			return fmt.Errorf("TopologyReconciled %v", r)
 		}
 		return nil
@@ -541,7 +542,7 @@ func TestClusterStackScaleAndMinorUpgradeChangeClusterInPlace(t *testing.T) {
 	refusedBefore := refusals(t, xr)
 	apply(ctx, t, newClaim(name, clusterStackSpec("1.35", 6)))
 	claim := waitClaim(ctx, t, deadline, name, "Rendered=False", hasCondition(kaasv1alpha1.ConditionRendered, "False", ""))
-	msg := conditionOf(claim, kaasv1alpha1.ConditionRendered).Message
+	msg := model.ConditionOf(claim, kaasv1alpha1.ConditionRendered).Message
 	for _, want := range []string{"spec.kubernetes.version", "openstack-scs2-1-35-v1", "not ready", "1.34"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Rendered message does not say %q: %s", want, msg)

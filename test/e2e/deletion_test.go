@@ -9,6 +9,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 const confirmDeletion = "confirmation.gardener.cloud/deletion"
@@ -145,7 +147,7 @@ func TestDeleteProtectedClaimRefused(t *testing.T) {
 				if err != nil {
 					return false, err
 				}
-				return o.GetUID() != oldObject && conditionOf(o, "Synced").Status == "True", fmt.Errorf("Object %s Synced %v", o.GetUID(), conditionOf(o, "Synced"))
+				return o.GetUID() != oldObject && model.ConditionOf(o, "Synced").Status == "True", fmt.Errorf("Object %s Synced %v", o.GetUID(), model.ConditionOf(o, "Synced"))
 			})
 			assertShootUntouched(ctx, t, native, shoot)
 

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
 
@@ -65,7 +66,7 @@ func TestEnvironmentUnavailableLeavesShootUntouched(t *testing.T) {
 
 			claim := waitClaim(ctx, t, deadline, tc.claim, "Rendered=False/"+kaasv1alpha1.ReasonEnvironmentUnavailable,
 				hasCondition(kaasv1alpha1.ConditionRendered, "False", kaasv1alpha1.ReasonEnvironmentUnavailable))
-			msg := conditionOf(claim, kaasv1alpha1.ConditionRendered).Message
+			msg := model.ConditionOf(claim, kaasv1alpha1.ConditionRendered).Message
 			for _, w := range tc.want {
 				if !strings.Contains(msg, w) {
 					t.Errorf("Rendered message does not say %q: %s", w, msg)
@@ -76,7 +77,7 @@ func TestEnvironmentUnavailableLeavesShootUntouched(t *testing.T) {
 			waitRefusals(ctx, t, xr, before)
 			t.Logf("%d refused reconciles within %.1fs", refusals(t, xr)-before, time.Since(start).Seconds())
 			assertShootUntouched(ctx, t, native, shoot)
-			if c := conditionOf(claim, kaasv1alpha1.ConditionRendered); c.Status != "False" {
+			if c := model.ConditionOf(claim, kaasv1alpha1.ConditionRendered); c.Status != "False" {
 				t.Errorf("claim Rendered = %v", c)
 			}
 

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
@@ -355,7 +356,7 @@ func observeClaims(ctx context.Context, names []string) *claimObservations {
 					}
 				} else {
 					for _, typ := range []string{"Ready", "Synced", "Rendered", "BackendReady"} {
-						if cond := conditionOf(c, typ); cond.Status != "" && cond.Status != "True" {
+						if cond := model.ConditionOf(c, typ); cond.Status != "" && cond.Status != "True" {
 							o.seen[fmt.Sprintf("%s %s=%s (%s)", n, typ, cond.Status, cond.Reason)] = true
 						}
 					}

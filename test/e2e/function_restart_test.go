@@ -8,6 +8,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 // TestFunctionKilledAndRestarted: the function crashes (SIGKILL) and the claim changes
@@ -49,7 +51,7 @@ func TestFunctionKilledAndRestarted(t *testing.T) {
 				if err != nil {
 					return false, err
 				}
-				c := conditionOf(x, "Synced")
+				c := model.ConditionOf(x, "Synced")
 				return c.Status == "False", fmt.Errorf("Synced is %v", c)
 			})
 		}},

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 // TestStaleCatalogShowsGardenersRefusalOnClaim: an environment whose catalog offers a machine
@@ -41,7 +42,7 @@ func TestStaleCatalogShowsGardenersRefusalOnClaim(t *testing.T) {
 		`supported values: "SCS-16V-32", "SCS-2V-4"`,
 	}
 	claim := waitClaim(ctx, t, deadline, name, "BackendSynced False with gardener-apiserver's refusal", func(c *unstructured.Unstructured) error {
-		cond := conditionOf(c, kaasv1alpha1.ConditionBackendSynced)
+		cond := model.ConditionOf(c, kaasv1alpha1.ConditionBackendSynced)
 		if cond.Status != "False" || cond.Reason != kaasv1alpha1.ReasonApplyFailed {
 			return fmt.Errorf("BackendSynced %v", cond)
 		}
@@ -53,8 +54,8 @@ func TestStaleCatalogShowsGardenersRefusalOnClaim(t *testing.T) {
 		return nil
 	})
 	measure(t, "claim with a machine type the CloudProfile lacks -> Gardener's refusal on the claim", start)
-	t.Logf("BackendSynced: %s", conditionOf(claim, kaasv1alpha1.ConditionBackendSynced).Message)
-	if got := conditionOf(claim, "Ready"); got.Status == "True" {
+	t.Logf("BackendSynced: %s", model.ConditionOf(claim, kaasv1alpha1.ConditionBackendSynced).Message)
+	if got := model.ConditionOf(claim, "Ready"); got.Status == "True" {
 		t.Errorf("claim Ready with its Shoot refused: %v", got)
 	}
 	native := str(claim, "status", "backend", "name")

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
@@ -49,7 +50,7 @@ func TestGardenerSimulated_SucceededMakesClaimReady(t *testing.T) {
 		{kaasv1alpha1.ConditionRendered, "True", kaasv1alpha1.ReasonRendered},
 		{"Synced", "True", ""},
 	} {
-		if got := conditionOf(claim, c.typ); got.Status != c.status || (c.reason != "" && got.Reason != c.reason) {
+		if got := model.ConditionOf(claim, c.typ); got.Status != c.status || (c.reason != "" && got.Reason != c.reason) {
 			t.Errorf("claim condition %s = %v, want %s/%s", c.typ, got, c.status, c.reason)
 		}
 	}
@@ -87,7 +88,7 @@ func TestGardenerSimulated_SucceededMakesClaimReady(t *testing.T) {
 			return false, err
 		}
 		if !hasReady(x) || str(x, "status", "apiServerURL") != url {
-			return false, fmt.Errorf("Ready %v, apiServerURL %q", conditionOf(x, "Ready"), str(x, "status", "apiServerURL"))
+			return false, fmt.Errorf("Ready %v, apiServerURL %q", model.ConditionOf(x, "Ready"), str(x, "status", "apiServerURL"))
 		}
 		return true, nil
 	})
@@ -113,10 +114,10 @@ func TestGardenerSimulated_QuotaErrorReachesClaim(t *testing.T) {
 		hasCondition(kaasv1alpha1.ConditionBackendReady, "False", gardensim.QuotaErrorCode))
 	measure(t, "simulated Gardener quota error -> claim BackendReady reason", start)
 
-	if msg := conditionOf(claim, kaasv1alpha1.ConditionBackendReady).Message; !strings.Contains(msg, "Quota exceeded") {
+	if msg := model.ConditionOf(claim, kaasv1alpha1.ConditionBackendReady).Message; !strings.Contains(msg, "Quota exceeded") {
 		t.Errorf("BackendReady message does not carry Gardener's words: %q", msg)
 	}
-	if c := conditionOf(claim, "Ready"); c.Status == "True" {
+	if c := model.ConditionOf(claim, "Ready"); c.Status == "True" {
 		t.Errorf("claim is Ready despite Gardener's error: %v", c)
 	}
 
@@ -128,4 +129,6 @@ func TestGardenerSimulated_QuotaErrorReachesClaim(t *testing.T) {
 		hasCondition("Ready", "True", ""), hasCondition(kaasv1alpha1.ConditionBackendReady, "True", "Healthy")))
 }
 
-func hasReady(obj *unstructured.Unstructured) bool { return conditionOf(obj, "Ready").Status == "True" }
+func hasReady(obj *unstructured.Unstructured) bool {
+	return model.ConditionOf(obj, "Ready").Status == "True"
+}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
@@ -143,7 +144,7 @@ func clusterOfWithin(ctx context.Context, t *testing.T, timeout time.Duration, n
 			}
 		}
 		native = str(x, "status", "backend", "name")
-		return native != "", fmt.Errorf("claim Rendered is %v", conditionOf(c, kaasv1alpha1.ConditionRendered))
+		return native != "", fmt.Errorf("claim Rendered is %v", model.ConditionOf(c, kaasv1alpha1.ConditionRendered))
 	})
 	return xr, native
 }
@@ -161,7 +162,7 @@ func waitShoot(ctx context.Context, t *testing.T, claimName string) (string, str
 		}
 		// Say why, when the claim knows: the function may have refused the spec.
 		if c, cerr := getClaim(ctx, claimName); cerr == nil {
-			return false, fmt.Errorf("%w; claim Rendered is %v, Synced is %v", err, conditionOf(c, kaasv1alpha1.ConditionRendered), conditionOf(c, "Synced"))
+			return false, fmt.Errorf("%w; claim Rendered is %v, Synced is %v", err, model.ConditionOf(c, kaasv1alpha1.ConditionRendered), model.ConditionOf(c, "Synced"))
 		}
 		return false, err
 	})
@@ -204,30 +205,11 @@ func waitClaimIn(ctx context.Context, t *testing.T, timeout time.Duration, names
 	return claim
 }
 
-// condition is one status condition of an object.
-type condition struct{ Status, Reason, Message string }
-
-func (c condition) String() string { return fmt.Sprintf("%s/%s: %s", c.Status, c.Reason, c.Message) }
-
-// conditionOf returns condition typ of obj; Status is empty when it is missing.
-func conditionOf(obj *unstructured.Unstructured, typ string) condition {
-	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	for _, c := range conds {
-		m, ok := c.(map[string]any)
-		if !ok || m["type"] != typ {
-			continue
-		}
-		s := func(k string) string { v, _ := m[k].(string); return v }
-		return condition{Status: s("status"), Reason: s("reason"), Message: s("message")}
-	}
-	return condition{}
-}
-
 // hasCondition is a waitClaim condition: condition typ has status and reason (any reason
 // when empty).
 func hasCondition(typ, status, reason string) func(*unstructured.Unstructured) error {
 	return func(obj *unstructured.Unstructured) error {
-		c := conditionOf(obj, typ)
+		c := model.ConditionOf(obj, typ)
 		if c.Status != status || (reason != "" && c.Reason != reason) {
 			return fmt.Errorf("%s is %v", typ, c)
 		}

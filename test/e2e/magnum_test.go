@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"strings"
 	"testing"
 	"time"
@@ -174,7 +175,7 @@ func TestMagnumSimulated_NodegroupAfterClusterIDAndKubeconfig(t *testing.T) {
 		}
 		return nil
 	})
-	if c := conditionOf(claim, "Ready"); c.Status == "True" {
+	if c := model.ConditionOf(claim, "Ready"); c.Status == "True" {
 		t.Errorf("claim is Ready before its node group is: %v", c)
 	}
 
@@ -229,7 +230,7 @@ func TestMagnumUpgradeInPlaceAndForceNewChangeRefused(t *testing.T) {
 	refusedBefore := refusals(t, xr)
 	apply(ctx, t, newClaim(name, magnumSpec("1.34", "SCS-8V-32", false)))
 	claim := waitClaim(ctx, t, deadline, name, "Rendered=False", hasCondition(kaasv1alpha1.ConditionRendered, "False", ""))
-	msg := conditionOf(claim, kaasv1alpha1.ConditionRendered).Message
+	msg := model.ConditionOf(claim, kaasv1alpha1.ConditionRendered).Message
 	for _, want := range []string{"spec.nodePools[0].machineType", "flavor", "SCS-4V-8", "SCS-8V-32"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Rendered message does not say %q: %s", want, msg)

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
@@ -264,7 +265,7 @@ func TestNamespacedPlatformAPI(t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		return hasReady(x), fmt.Errorf("Ready %v", conditionOf(x, "Ready"))
+		return hasReady(x), fmt.Errorf("Ready %v", model.ConditionOf(x, "Ready"))
 	})
 
 	releaseCluster(ctx, t, cp, claimNamespace, native)

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
@@ -139,7 +140,7 @@ func TestOperateTheFleet(t *testing.T) {
 		simulateClusterAvailable(ctx, t, cp, clusterStackNamespace, capiNative)
 		waitClaimSecretCert(ctx, t, capi+"-conn", "the rotated", rotated)
 		waitClaim(ctx, t, deadline, capi, "KubeconfigReady valid until "+rotated.UTC().Format(time.RFC3339), func(c *unstructured.Unstructured) error {
-			if cond := conditionOf(c, kaasv1alpha1.ConditionKubeconfigReady); cond.Status != "True" || !strings.Contains(cond.Message, rotated.UTC().Format(time.RFC3339)) {
+			if cond := model.ConditionOf(c, kaasv1alpha1.ConditionKubeconfigReady); cond.Status != "True" || !strings.Contains(cond.Message, rotated.UTC().Format(time.RFC3339)) {
 				return fmt.Errorf("KubeconfigReady %v", cond)
 			}
 			return nil

@@ -141,7 +141,7 @@ func TestPreviewHoldsOnEveryBackend(t *testing.T) {
 							return
 						}
 						waitClaim(ctx, t, deadline, name, "refused as previewed", func(c *unstructured.Unstructured) error {
-							if cond := conditionOf(c, kaasv1alpha1.ConditionRendered); cond.Status != "False" || !strings.Contains(cond.Message, p.Refused.Message) {
+							if cond := model.ConditionOf(c, kaasv1alpha1.ConditionRendered); cond.Status != "False" || !strings.Contains(cond.Message, p.Refused.Message) {
 								return fmt.Errorf("Rendered %v; previewed %q", cond, p.Refused.Message)
 							}
 							return nil

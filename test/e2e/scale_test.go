@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
@@ -149,7 +150,7 @@ func (c scaleClaim) waitReady(ctx context.Context, t *testing.T) {
 		if err != nil {
 			return false, err
 		}
-		if conditionOf(claim, "Ready").Status == "True" {
+		if model.ConditionOf(claim, "Ready").Status == "True" {
 			return true, nil
 		}
 		xr := claim
@@ -159,7 +160,7 @@ func (c scaleClaim) waitReady(ctx context.Context, t *testing.T) {
 			}
 		}
 		return false, fmt.Errorf("claim Ready %v, Synced %v; composite Ready %v, Synced %v, Responsive %v",
-			conditionOf(claim, "Ready"), conditionOf(claim, "Synced"), conditionOf(xr, "Ready"), conditionOf(xr, "Synced"), conditionOf(xr, "Responsive"))
+			model.ConditionOf(claim, "Ready"), model.ConditionOf(claim, "Synced"), model.ConditionOf(xr, "Ready"), model.ConditionOf(xr, "Synced"), model.ConditionOf(xr, "Responsive"))
 	})
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 )
 
@@ -62,7 +63,7 @@ func TestPackageSignatureVerification(t *testing.T) {
 					continue
 				}
 				installed++
-				if c := conditionOf(&p, "Installed"); c.Status != "True" {
+				if c := model.ConditionOf(&p, "Installed"); c.Status != "True" {
 					t.Errorf("%s %s is not installed: %v", k.kind, p.GetName(), c)
 				}
 				// The probes go where the package came from: its source, rewritten by the mirror.
@@ -184,14 +185,14 @@ func installProbe(ctx context.Context, t *testing.T, k packageKind, name, source
 		_ = cp.Dynamic.Resource(k.gvr()).Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
 
-	var installed condition
+	var installed model.ObservedCondition
 	waitFor(ctx, t, 2*time.Minute, k.kind+" "+name+" installed or refused", func(ctx context.Context) (bool, error) {
 		o, err := cp.Dynamic.Resource(k.gvr()).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		// Either outcome ends the wait; which one was wanted is checked below.
-		installed = conditionOf(o, "Installed")
+		installed = model.ConditionOf(o, "Installed")
 		if installed.Status == "True" || strings.Contains(installed.Message, "signature verification failed") {
 			return true, nil
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"testing"
 	"time"
 
@@ -59,7 +60,7 @@ func waitRendered(ctx context.Context, t *testing.T, ri dynamic.ResourceInterfac
 			return true, nil
 		}
 		if c, cerr := getClaim(ctx, claim); cerr == nil {
-			return false, fmt.Errorf("%w; claim Rendered is %v, Synced is %v", err, conditionOf(c, kaasv1alpha1.ConditionRendered), conditionOf(c, "Synced"))
+			return false, fmt.Errorf("%w; claim Rendered is %v, Synced is %v", err, model.ConditionOf(c, kaasv1alpha1.ConditionRendered), model.ConditionOf(c, "Synced"))
 		}
 		return false, err
 	})

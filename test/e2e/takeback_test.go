@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/kubeconfigprovider"
@@ -195,10 +196,10 @@ func nothingTakenBack(t *testing.T) {
 			for claim, env := range map[string]string{g: exampleEnvironment, consumer.claim: clusterStackEnvironment, m: magnumEnvironment} {
 				path := edits[env].path
 				waitClaim(ctx, t, faultDeadline, claim, "EnvironmentUpToDate names "+path, func(c *unstructured.Unstructured) error {
-					if cond := conditionOf(c, "EnvironmentUpToDate"); cond.Status != "False" || !strings.Contains(cond.Message, path+": the cluster stays on") {
+					if cond := model.ConditionOf(c, "EnvironmentUpToDate"); cond.Status != "False" || !strings.Contains(cond.Message, path+": the cluster stays on") {
 						return fmt.Errorf("EnvironmentUpToDate %v", cond)
 					}
-					if cond := conditionOf(c, "Rendered"); cond.Status != "True" {
+					if cond := model.ConditionOf(c, "Rendered"); cond.Status != "True" {
 						return fmt.Errorf("Rendered %v", cond)
 					}
 					return nil

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
@@ -148,7 +149,7 @@ func TestEnvironmentsAdmitTheirTeamsOnly(t *testing.T) {
 	apply(ctx, t, newClaimIn(outsiderNamespace, name, spec))
 	claim := waitClaimIn(ctx, t, deadline, outsiderNamespace, name, "Rendered=False/"+kaasv1alpha1.ReasonEnvironmentUnavailable,
 		hasCondition(kaasv1alpha1.ConditionRendered, "False", kaasv1alpha1.ReasonEnvironmentUnavailable))
-	msg := conditionOf(claim, kaasv1alpha1.ConditionRendered).Message
+	msg := model.ConditionOf(claim, kaasv1alpha1.ConditionRendered).Message
 	t.Logf("refusal: %s", msg)
 	if !strings.Contains(msg, `environment "`+exampleEnvironment+`" is not offered to namespace `+outsiderNamespace) {
 		t.Errorf("the refusal does not say the environment is not offered to the namespace: %s", msg)
