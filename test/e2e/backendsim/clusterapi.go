@@ -142,7 +142,7 @@ func InfrastructureReady(ctx context.Context, dyn dynamic.Interface, namespace, 
 // could still overwrite it). It reports whether the Cluster now carries that status.
 func ReportAvailable(ctx context.Context, dyn dynamic.Interface, c *unstructured.Unstructured) (bool, error) {
 	gen := c.GetGeneration()
-	paused := conditionOf(c, "Paused")
+	paused := conditionEntry(c, "Paused")
 	if paused == nil || paused["status"] != "True" {
 		return false, nil
 	}
@@ -155,7 +155,7 @@ func ReportAvailable(ctx context.Context, dyn dynamic.Interface, c *unstructured
 	versions := []any{map[string]any{"version": version, "replicas": int64(1)}}
 	observed, _, _ := unstructured.NestedInt64(c.Object, "status", "observedGeneration")
 	reported, _, _ := unstructured.NestedSlice(c.Object, "status", "controlPlane", "versions")
-	if available := conditionOf(c, "Available"); observed == gen && available != nil && available["status"] == "True" &&
+	if available := conditionEntry(c, "Available"); observed == gen && available != nil && available["status"] == "True" &&
 		len(reported) == 1 && fmt.Sprint(reported[0].(map[string]any)["version"]) == version {
 		return true, nil
 	}

@@ -95,7 +95,7 @@ func (s *Simulator) managedReady(ctx context.Context, ri dynamic.ResourceInterfa
 			same = false
 		}
 	}
-	if ready := conditionOf(mr, "Ready"); same && ready != nil && ready["status"] == "True" {
+	if ready := conditionEntry(mr, "Ready"); same && ready != nil && ready["status"] == "True" {
 		return nil
 	}
 	return applyStatus(ctx, ri, mr, map[string]any{

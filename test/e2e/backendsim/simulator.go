@@ -175,8 +175,11 @@ func condition(typ, status, reason string, observedGeneration int64) map[string]
 	return c
 }
 
-// conditionOf returns the condition typ of obj, or nil.
-func conditionOf(obj *unstructured.Unstructured, typ string) map[string]any {
+// conditionEntry is a copy of the entry of condition typ in obj's status.conditions, as a
+// controller wrote it, or nil: what the simulator compares with what it would write. It
+// reads the raw entry rather than going through model.ConditionOf so that the simulator
+// depends on nothing of the system it plays the backends for.
+func conditionEntry(obj *unstructured.Unstructured, typ string) map[string]any {
 	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
 	for _, c := range conds {
 		if m, ok := c.(map[string]any); ok && m["type"] == typ {
