@@ -140,3 +140,151 @@ func TestDelivered(t *testing.T) {
 		t.Errorf("-want, +got:\n%s", diff)
 	}
 }
+
+// remoteObject is a provider-kubernetes Object around a ConfigMap, as observed: reported
+// (with the remote object in status.atProvider.manifest) or not yet.
+func remoteObject(name string, reported bool, policies ...any) *unstructured.Unstructured {
+	manifest := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": "ns"}}
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object",
+		"metadata": map[string]any{"name": name, "uid": "1234", "resourceVersion": "7"},
+		"spec":     map[string]any{"forProvider": map[string]any{"manifest": manifest}}}}
+	if len(policies) > 0 {
+		u.Object["spec"].(map[string]any)["managementPolicies"] = policies
+	}
+	if reported {
+		u.Object["status"] = map[string]any{"atProvider": map[string]any{"manifest": manifest}}
+	} else {
+		u.Object["status"] = map[string]any{"conditions": []any{}}
+	}
+	return u
+}
+
+// TestKeepUnobserved: an Object whose provider has not reported it is desired exactly as it
+// was last applied, whatever the backend rendered; reported and observe-only ones and
+// those of other kinds are the backend's.
+func TestKeepUnobserved(t *testing.T) {
+	observed := map[string]ObservedResource{
+		"fake-cluster":    {Object: remoteObject("dev", false)},
+		"fake-nodes":      {Object: remoteObject("dev-nodes", true)},
+		"fake-releases":   {Object: remoteObject("dev-releases", false, "Observe")},
+		"fake-kubeconfig": {Object: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret"}}},
+	}
+	if diff := cmp.Diff([]string{"fake-cluster"}, Unobserved(observed)); diff != "" {
+		t.Errorf("Unobserved: -want, +got:\n%s", diff)
+	}
+	rendered := []Resource{
+		{Name: "fake-cluster", Object: remoteObject("dev-renamed", true), Disposable: true},
+		{Name: "fake-nodes", Object: remoteObject("dev-nodes", true)},
+	}
+	lastApplied := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object",
+		"metadata": map[string]any{"name": "dev"},
+		"spec": map[string]any{"forProvider": map[string]any{"manifest": map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "dev", "namespace": "ns"}}}}}}
+	want := []Resource{{Name: "fake-cluster", Object: lastApplied, Disposable: true}, rendered[1]}
+	got := keepUnobserved(rendered, observed, Unobserved(observed))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("-want, +got:\n%s", diff)
+	}
+	if rendered[0].Object.GetName() != "dev-renamed" {
+		t.Error("the rendering given was changed")
+	}
+	// Not rendered at all: desired all the same.
+	if diff := cmp.Diff([]Resource{{Name: "fake-cluster", Object: lastApplied}}, keepUnobserved(nil, observed, []string{"fake-cluster"})); diff != "" {
+		t.Errorf("not rendered: -want, +got:\n%s", diff)
+	}
+}
+
+// TestKeepUnknown: a composed resource no backend renders under its name is kept as it was
+// last applied, with a Warning, when it can hold a cluster or its credentials. The kinds
+// are a fixed list here: Shoots, provider-kubernetes Objects, every Cluster API group,
+// provider-openstack's Magnum kinds, AdminKubeconfigs and Secrets. Others go.
+func TestKeepUnknown(t *testing.T) {
+	holding := []struct{ apiVersion, kind string }{
+		{"core.gardener.cloud/v1beta1", "Shoot"},
+		{"kubernetes.crossplane.io/v1alpha2", "Object"},
+		{"kubernetes.m.crossplane.io/v1alpha1", "Object"},
+		{"cluster.x-k8s.io/v1beta2", "Cluster"},
+		{"cluster.x-k8s.io/v1beta1", "MachineDeployment"},
+		{"infrastructure.cluster.x-k8s.io/v1beta1", "OpenStackCluster"},
+		{"controlplane.cluster.x-k8s.io/v1beta2", "KubeadmControlPlane"},
+		{"containerinfra.openstack.crossplane.io/v1alpha1", "ClusterV1"},
+		{"containerinfra.openstack.crossplane.io/v1alpha1", "NodegroupV1"},
+		{"containerinfra.openstack.m.crossplane.io/v1alpha1", "ClusterV1"},
+		{"gardener.kaas.scs.community/v1alpha1", "AdminKubeconfig"},
+		{"gardener.m.kaas.scs.community/v1alpha1", "AdminKubeconfig"},
+		{"v1", "Secret"},
+	}
+	passing := []struct{ apiVersion, kind string }{
+		{"v1", "ConfigMap"},
+		{"apps/v1", "Deployment"},
+		{"kubernetes.crossplane.io/v1alpha1", "ObservedObjectCollection"},
+		{"example.org/v1", "Shoot"},
+	}
+	object := func(apiVersion, kind string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersion, "kind": kind,
+			"metadata": map[string]any{"name": "old", "uid": "1"}, "spec": map[string]any{"x": "y"}, "status": map[string]any{"s": "t"}}}
+	}
+	r := NewRegistry(fakeBackend{})
+	for _, k := range holding {
+		t.Run("keeps "+k.apiVersion+" "+k.kind, func(t *testing.T) {
+			observed := map[string]ObservedResource{"older-name": {Object: object(k.apiVersion, k.kind)}}
+			got, events := r.keepUnknown([]Resource{{Name: "fake-cluster"}}, observed)
+			want := []Resource{{Name: "fake-cluster"}, {Name: "older-name", Object: &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": k.apiVersion, "kind": k.kind, "metadata": map[string]any{"name": "old"}, "spec": map[string]any{"x": "y"}}}}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+			wantEvents := []Event{{Type: EventWarning, Reason: kaasv1alpha1.ReasonUnknownResourceKept, Message: "composed resource older-name (" + k.kind +
+				" old) is not one this version of the function renders; it can hold a cluster or its credentials, so it is kept as it was last applied rather than deleted: delete it by hand once it is not needed"}}
+			if diff := cmp.Diff(wantEvents, events); diff != "" {
+				t.Errorf("events: -want, +got:\n%s", diff)
+			}
+		})
+	}
+	for _, k := range passing {
+		t.Run("lets go "+k.apiVersion+" "+k.kind, func(t *testing.T) {
+			got, events := r.keepUnknown([]Resource{{Name: "fake-cluster"}}, map[string]ObservedResource{"older-name": {Object: object(k.apiVersion, k.kind)}})
+			if len(got) != 1 || len(events) != 0 {
+				t.Errorf("kept %v, events %v; want it to go", got, events)
+			}
+		})
+	}
+	// A backend's resource, the kubeconfig Secret and what is rendered are others' to keep.
+	for _, name := range []string{"fake-nodes", "magnum-cluster", ResourceKubeconfigSecret, "fake-cluster"} {
+		got, _ := r.keepUnknown([]Resource{{Name: "fake-cluster"}}, map[string]ObservedResource{name: {Object: object("v1", "Secret")}})
+		if len(got) != 1 {
+			t.Errorf("%s: kept as unknown: %v", name, got)
+		}
+	}
+}
+
+// TestUnknownObservation: while a native object exists but is not reported, the status as
+// last written stays, the backend's verdict is Unknown, and the unobserved resources are
+// not ready; the other conditions stay.
+func TestUnknownObservation(t *testing.T) {
+	rendered := &Observation{
+		Status:        kaasv1alpha1.ClusterStatus{Phase: kaasv1alpha1.PhaseProvisioning},
+		Ready:         true,
+		ResourceReady: map[string]bool{"fake-cluster": true, "fake-nodes": true},
+		Conditions: []Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonCreating},
+			{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionTrue}},
+	}
+	last := &kaasv1alpha1.ClusterStatus{Phase: kaasv1alpha1.PhaseReady, APIServerURL: "https://api"}
+	want := &Observation{
+		Status:        kaasv1alpha1.ClusterStatus{Phase: kaasv1alpha1.PhaseReady, APIServerURL: "https://api"},
+		ResourceReady: map[string]bool{"fake-cluster": false, "fake-nodes": true},
+		Conditions: []Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: ConditionUnknown, Reason: kaasv1alpha1.ReasonNotObservedYet,
+			Message: "provider-kubernetes has not reported the object that fake-cluster manages yet; it exists and is kept as it was last applied until its state is known"},
+			{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: ConditionTrue}},
+	}
+	if diff := cmp.Diff(want, unknownObservation(rendered, last, []string{"fake-cluster"})); diff != "" {
+		t.Errorf("-want, +got:\n%s", diff)
+	}
+	if !rendered.ResourceReady["fake-cluster"] {
+		t.Error("the observation given was changed")
+	}
+	// Nothing was ever written: it is provisioning.
+	if got := unknownObservation(rendered, &kaasv1alpha1.ClusterStatus{}, []string{"fake-cluster"}).Status.Phase; got != kaasv1alpha1.PhaseProvisioning {
+		t.Errorf("phase %s, want Provisioning", got)
+	}
+}

@@ -53,7 +53,7 @@ func TestKubeconfigExpiryOnClusterAPIAndMagnum(t *testing.T) {
 				if r := fatalResult(rsp); r != nil {
 					t.Fatalf("refused: %s", r.GetMessage())
 				}
-				cond := conditionOf(rsp, kaasv1alpha1.ConditionKubeconfigReady)
+				cond := responseCondition(rsp, kaasv1alpha1.ConditionKubeconfigReady)
 				if cond.GetReason() != tc.reason || !strings.Contains(cond.GetMessage(), tc.notAfter.Format(time.RFC3339)) {
 					t.Errorf("KubeconfigReady %s: %s; want %s naming %s", cond.GetReason(), cond.GetMessage(), tc.reason, tc.notAfter.Format(time.RFC3339))
 				}

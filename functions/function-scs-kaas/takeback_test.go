@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/base64"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -139,7 +140,7 @@ func settle(t testing.TB, name string, req *fnv1.RunFunctionRequest) *fnv1.RunFu
 	if secret, ok := rsp.GetDesired().GetResources()[model.ResourceKubeconfigSecret]; ok {
 		req.GetObserved().GetResources()[model.ResourceKubeconfigSecret] = &fnv1.Resource{Resource: mustStruct(t, lastApplied(t, secret, model.ResourceKubeconfigSecret))}
 	}
-	if c := conditionOf(rsp, kaasv1alpha1.ConditionKubeconfigReady); c.GetReason() != kaasv1alpha1.ReasonKubeconfigDelivered {
+	if c := responseCondition(rsp, kaasv1alpha1.ConditionKubeconfigReady); c.GetReason() != kaasv1alpha1.ReasonKubeconfigDelivered {
 		t.Fatalf("%s: the ready cluster's kubeconfig is not delivered: %v", name, c)
 	}
 	if phase := statusField(rsp, "phase"); phase != string(kaasv1alpha1.PhaseReady) {
@@ -193,7 +194,7 @@ func TestPartialObservationTakesNothingBack(t *testing.T) {
 					t.Fatalf("refused: %s", r.GetMessage())
 				}
 				checkNothingTakenBack(t, req, rsp)
-				got := conditionOf(rsp, kaasv1alpha1.ConditionKubeconfigReady)
+				got := responseCondition(rsp, kaasv1alpha1.ConditionKubeconfigReady)
 				if v.staleKubeconfig && (got.GetStatus() != fnv1.Status_STATUS_CONDITION_UNKNOWN || got.GetReason() != kaasv1alpha1.ReasonKubeconfigStale) {
 					t.Errorf("KubeconfigReady = %s/%s (%s), want Unknown/Stale: the backend shows no kubeconfig now", got.GetStatus(), got.GetReason(), got.GetMessage())
 				}
@@ -258,7 +259,7 @@ func TestPlacementEditsMoveNothing(t *testing.T) {
 						t.Fatalf("refused: %s", r.GetMessage())
 					}
 					checkNothingTakenBack(t, req, rsp)
-					got := conditionOf(rsp, kaasv1alpha1.ConditionEnvironmentUpToDate)
+					got := responseCondition(rsp, kaasv1alpha1.ConditionEnvironmentUpToDate)
 					if got.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || !strings.Contains(got.GetMessage(), "data."+path+": the cluster stays on") {
 						t.Errorf("EnvironmentUpToDate = %s/%s %q, want False naming data.%s", got.GetStatus(), got.GetReason(), got.GetMessage(), path)
 					}
@@ -307,11 +308,21 @@ func TestUnknownComposedResourcesAreKept(t *testing.T) {
 			for name, r := range c.req.GetObserved().GetResources() {
 				old := "v0-" + name
 				req.GetObserved().GetResources()[old] = proto.Clone(r).(*fnv1.Resource)
-				if model.HoldsCluster(&unstructured.Unstructured{Object: r.GetResource().AsMap()}) {
+				if mustKeep(&unstructured.Unstructured{Object: r.GetResource().AsMap()}) {
 					kept = append(kept, old)
 				} else {
 					gone = append(gone, old)
 				}
+			}
+			// One of every kind that must be kept, whatever the cluster's backend composes.
+			for i, gvk := range []string{"core.gardener.cloud/v1beta1 Shoot", "cluster.x-k8s.io/v1beta2 Cluster",
+				"infrastructure.cluster.x-k8s.io/v1beta1 OpenStackCluster", "containerinfra.openstack.crossplane.io/v1alpha1 NodegroupV1",
+				"gardener.kaas.scs.community/v1alpha1 AdminKubeconfig", "v1 Secret"} {
+				apiVersion, kind, _ := strings.Cut(gvk, " ")
+				name := fmt.Sprintf("v0-%d", i)
+				req.GetObserved().GetResources()[name] = &fnv1.Resource{Resource: mustStruct(t, map[string]any{
+					"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": "old", "namespace": "team1"}, "spec": map[string]any{"was": "applied"}})}
+				kept = append(kept, name)
 			}
 			req.GetObserved().GetResources()["v0-settings"] = &fnv1.Resource{Resource: mustStruct(t, map[string]any{
 				"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "settings", "namespace": "team1"}})}
@@ -385,7 +396,7 @@ func checkNothingTakenBack(t testing.TB, req *fnv1.RunFunctionRequest, rsp *fnv1
 		if !desired {
 			removedPool := o.GetLabels()[model.LabelNodePool] != "" && !pools[o.GetLabels()[model.LabelNodePool]]
 			unwanted := name == model.ResourceKubeconfigSecret && secretName == ""
-			if model.HoldsCluster(o) && !removedPool && !unwanted {
+			if mustKeep(o) && !removedPool && !unwanted {
 				t.Fatalf("observed %s (%s %s) can hold a cluster or its credentials and left the desired state without a Fatal result: Crossplane would delete it", name, o.GetKind(), o.GetName())
 			}
 			continue
@@ -414,6 +425,25 @@ func checkNothingTakenBack(t testing.TB, req *fnv1.RunFunctionRequest, rsp *fnv1
 			t.Fatalf("the composite's connection details lose %s", k)
 		}
 	}
+}
+
+// mustKeep says whether o can hold a cluster or its credentials, so that dropping it from
+// the desired state would delete one: the kinds are written out here, not asked of the code
+// under test. Shoots, provider-kubernetes Objects, every object of a Cluster API group,
+// provider-openstack's Magnum kinds, AdminKubeconfigs and Secrets.
+func mustKeep(o *unstructured.Unstructured) bool {
+	gvk := o.GroupVersionKind()
+	switch {
+	case gvk.Group == "core.gardener.cloud" && gvk.Kind == "Shoot",
+		(gvk.Group == "kubernetes.crossplane.io" || gvk.Group == "kubernetes.m.crossplane.io") && gvk.Kind == "Object",
+		gvk.Group == "cluster.x-k8s.io" || strings.HasSuffix(gvk.Group, ".cluster.x-k8s.io"),
+		(gvk.Group == "containerinfra.openstack.crossplane.io" || gvk.Group == "containerinfra.openstack.m.crossplane.io") &&
+			(gvk.Kind == "ClusterV1" || gvk.Kind == "NodegroupV1"),
+		(gvk.Group == "gardener.kaas.scs.community" || gvk.Group == "gardener.m.kaas.scs.community") && gvk.Kind == "AdminKubeconfig",
+		gvk.Group == "" && gvk.Kind == "Secret":
+		return true
+	}
+	return false
 }
 
 type identityValue struct {
@@ -457,8 +487,8 @@ func fatalResult(rsp *fnv1.RunFunctionResponse) *fnv1.Result {
 	return nil
 }
 
-// conditionOf is the last condition of a type in a response: the one Crossplane keeps.
-func conditionOf(rsp *fnv1.RunFunctionResponse, typ string) *fnv1.Condition {
+// responseCondition is the last condition of a type in a response: the one Crossplane keeps.
+func responseCondition(rsp *fnv1.RunFunctionResponse, typ string) *fnv1.Condition {
 	var out *fnv1.Condition
 	for _, c := range rsp.GetConditions() {
 		if c.GetType() == typ {
