@@ -19,7 +19,7 @@ import (
 // model's Input of them as it does for every other caller.
 func decodeInput(req *fnv1.RunFunctionRequest, opts model.Options) (model.Input, error) {
 	observed, required := req.GetObserved().GetResources(), req.GetRequiredResources()
-	r := input.Request{
+	r := input.Snapshot{
 		Composite:         req.GetObserved().GetComposite().GetResource().AsMap(),
 		ConnectionDetails: req.GetObserved().GetComposite().GetConnectionDetails(),
 		Observed:          make(map[string]model.ObservedResource, len(observed)),

@@ -20,9 +20,9 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
-// Request is what Crossplane sends a composition function about one composite resource, as
-// plain objects.
-type Request struct {
+// Snapshot is what a caller holds of one cluster at one moment, as plain objects: what
+// Crossplane sends a composition function about one composite resource.
+type Snapshot struct {
 	// Composite is the observed composite resource: a cluster-scoped XSCSCluster (the legacy
 	// flavour, with claims) or a namespaced SCSCluster (the Crossplane v2 flavour).
 	Composite map[string]any
@@ -40,10 +40,10 @@ type Request struct {
 	Required map[string][]*unstructured.Unstructured
 }
 
-// Decode turns a request into the model's input. opts are the caller's settings; a legacy
+// Decode turns a snapshot into the model's input. opts are the caller's settings; a legacy
 // composite that names a namespace for its connection secret has composed resources write
 // theirs there too, as Crossplane keeps the composite's there.
-func Decode(req Request, opts model.Options) (model.Input, error) {
+func Decode(req Snapshot, opts model.Options) (model.Input, error) {
 	in := model.Input{Options: opts, Observed: req.Observed, Required: req.Required}
 	xr := req.Composite
 	if len(xr) == 0 {

@@ -97,7 +97,7 @@ func TestDecode(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			in, err := Decode(Request{Composite: tc.xr, ConnectionDetails: details}, opts)
+			in, err := Decode(Snapshot{Composite: tc.xr, ConnectionDetails: details}, opts)
 			got := want{err: ""}
 			if err != nil {
 				got.err = err.Error()
@@ -145,7 +145,7 @@ func TestCompositeOfClaim(t *testing.T) {
 			if diff := cmp.Diff(want, xr.Object); diff != "" {
 				t.Errorf("composite: -want, +got:\n%s", diff)
 			}
-			in, err := Decode(Request{Composite: xr.Object}, model.Options{})
+			in, err := Decode(Snapshot{Composite: xr.Object}, model.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestResolve(t *testing.T) {
 	xr := readObject(t, examples+"/render/clusterstack/xr.yaml")
 	envs := readObjects(t, examples+"/environments")
 	pool := append(envs, readObjects(t, examples+"/render/clusterstack/required")...)
-	in, err := Decode(Request{Composite: xr.Object}, model.Options{ConnectionSecretNamespace: "crossplane-system"})
+	in, err := Decode(Snapshot{Composite: xr.Object}, model.Options{ConnectionSecretNamespace: "crossplane-system"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func (b restlessBackend) Requirements(*model.Request) map[string]model.Selector 
 
 func TestResolveGivesUp(t *testing.T) {
 	xr := readObject(t, examples+"/render/gardener/xr.yaml")
-	in, err := Decode(Request{Composite: xr.Object}, model.Options{})
+	in, err := Decode(Snapshot{Composite: xr.Object}, model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

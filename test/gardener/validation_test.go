@@ -144,7 +144,7 @@ func renderClaim(t *testing.T, claim map[string]any, observedObject map[string]a
 	if err := unstructured.SetNestedField(c.Object, c.GetName()+"-x7k2p", "spec", "resourceRef", "name"); err != nil {
 		t.Fatal(err)
 	}
-	in, err := input.Decode(input.Request{Composite: input.CompositeOfClaim(c).Object}, model.Options{})
+	in, err := input.Decode(input.Snapshot{Composite: input.CompositeOfClaim(c).Object}, model.Options{})
 	if err != nil {
 		t.Fatalf("the claim does not decode: %v", err)
 	}

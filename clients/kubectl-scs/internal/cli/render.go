@@ -250,7 +250,7 @@ func (r *rendered) compositeInput(want flavour, namespace string) (model.Input, 
 	default:
 		r.flavour = flavourNamespaced
 	}
-	in, err := input.Decode(input.Request{Composite: obj.Object}, model.Options{ConnectionSecretNamespace: crossplaneNamespace})
+	in, err := input.Decode(input.Snapshot{Composite: obj.Object}, model.Options{ConnectionSecretNamespace: crossplaneNamespace})
 	if err != nil {
 		return in, fmt.Errorf("%s %q: %w", r.input.GetKind(), r.input.GetName(), err)
 	}
@@ -371,7 +371,7 @@ func summarise(w io.Writer, r *rendered) {
 	}
 	fmt.Fprintf(w, "  phase: %s\n", orDefault(string(out.Status.Phase), "not reported"))
 	for _, c := range out.Observation.Conditions {
-		cond := condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+		cond := model.ObservedCondition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message, Found: true}
 		fmt.Fprintf(w, "  %s: %s\n", c.Type, cond)
 	}
 	for _, u := range out.Rendering.Unsupported {
