@@ -23,7 +23,11 @@ const (
 	EffectNotHonoured Effect = "not honoured"
 )
 
-// Effects lists every effect, in table order.
+// EffectUnknown is the effect of an edit of a field no capability row covers: the preview
+// says so rather than guess. No backend declares it.
+const EffectUnknown Effect = "effect unknown"
+
+// Effects lists every effect a backend may declare, in table order.
 var Effects = []Effect{EffectInPlace, EffectRollsNodes, EffectRollsControlPlane, EffectRefused, EffectNotHonoured}
 
 // ChangeEffect is a backend's declaration of what a change of one portable field does.

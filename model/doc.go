@@ -13,26 +13,30 @@
 //
 // A caller turns its inputs into an Input (package input does that for a composite resource
 // of either flavour, and answers Reconcile's requirements as Crossplane does) and hands it to
-// Registry.Reconcile, which:
+// Registry.Reconcile, which runs its phases in order (reconcile.go):
 //
-//  1. selects the environment the cluster lives in from the EnvironmentConfigs (by the name
-//     the cluster asks for, the name it is pinned to, or the platform default), refuses a
-//     switch of backend or environment under a live cluster, and keeps the placement the
-//     cluster was first composed with (KeepPlacement, status.backend.placement);
-//  2. defaults the spec from the purpose, from what the environment defaulted when the
-//     cluster was created (status.defaulted), and only for what is new from the environment
-//     as it is now (Default);
-//  3. validates it against the API's rules and the environment's catalog, every problem at
-//     once with its field path (Validate, ValidateZonesKept);
-//  4. hands it to the environment's Backend, whose Translate reads the observed native
-//     objects once, refuses what its native API cannot do in place, and renders the native
-//     objects and the normalised status;
-//  5. keeps every composed resource that exists (an Object not yet reported is kept as last
-//     applied; nothing of the backend is dropped but a removed pool's node groups), and adds
-//     the conditions every backend shares (KubeconfigReady, EnvironmentUpToDate) and the
-//     warnings its capabilities declare. What was delivered stays: the kubeconfig users hold
-//     is kept while the backend shows none (Delivered), and a composed resource no backend
-//     renders is kept when it can hold a cluster or its credentials (HoldsCluster).
+//  1. admit: the composite's annotations are valid; its tenant and the EnvironmentConfigs
+//     are read;
+//  2. resolve the environment: the one the cluster asks for, is pinned to, or the platform
+//     default among those offered to its tenant, valid, and of the backend that built it;
+//  3. recall what the cluster was given: the environment settings it keeps (Setting,
+//     status.backend.placement), the spec defaulted from what the environment defaulted
+//     when the cluster was created (Default, status.defaulted), its name in the backend;
+//  4. guard what is observed: nothing of another backend or cluster is taken over, no
+//     Secret's data is passed on (guard.go);
+//  5. require what the backend reads first;
+//  6. validate the spec: the create rules against the API and the environment's catalog,
+//     the update rules against what exists, every problem at once with its field path
+//     (validate.go);
+//  7. translate: the backend reads the observed native objects once, refuses what its
+//     native API cannot do in place, and renders the native objects and the status;
+//  8. keep what exists and was delivered (keeper.go): objects not reported yet as last
+//     applied, composed resources no backend renders that can hold a cluster
+//     (HoldsCluster), the kubeconfig users hold while the backend shows none (Delivered);
+//  9. guard the rendering: no composed resource that exists is moved, replaced or dropped
+//     but a removed pool's node groups (guard.go);
+//  10. observe: the normalised status and every condition the composite gets
+//     (conditions.go), with the warnings its capabilities declare.
 //
 // Any error means the caller must not change anything: no partial result is ever returned.
 //
@@ -48,8 +52,8 @@
 //     from them;
 //   - NameLength and Requirements: how long its cluster names may be, and what else it must
 //     read before it can render (resources it asks Crossplane for);
-//   - PlacementSettings: the settings of its section that decide where a cluster's
-//     resources live, whose values Reconcile keeps per cluster (KeepPlacement);
+//   - Settings: the settings of its section that reach a cluster's native objects, by
+//     their path, whose values Reconcile keeps per cluster (keepSettings);
 //   - Translate: typed native objects in, native objects and status out. Where those objects
 //     live is not its business: Request.Place(setting) returns the Placement for the
 //     environment setting that names the cluster ("local" or a provider-kubernetes

@@ -162,10 +162,13 @@ func PreviewEdit(current, edited *Output, editErr error) *Preview {
 func Edits(caps Capabilities, current, edited *kaasv1alpha1.ClusterSpec) []Edit {
 	var out []Edit
 	for _, d := range diffLeaves(flatten(specMap(current)), flatten(specMap(edited))) {
-		f, pool := fieldOfSpecPath(d.Path, current.Kubernetes.Version, edited.Kubernetes.Version)
-		c, _ := caps.Capability(f)
-		out = append(out, Edit{Field: f, Path: "spec." + d.Path, Pool: pool, From: d.From, To: d.To,
-			Effect: c.Change.Effect, Note: c.Change.Note})
+		f, pool, known := fieldOfSpecPath(d.Path, current.Kubernetes.Version, edited.Kubernetes.Version)
+		e := Edit{Field: f, Path: "spec." + d.Path, Pool: pool, From: d.From, To: d.To, Effect: EffectUnknown,
+			Note: "no backend declares what a change of this field does"}
+		if c, _ := caps.Capability(f); known {
+			e.Effect, e.Note = c.Change.Effect, c.Change.Note
+		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -181,66 +184,50 @@ func specMap(spec *kaasv1alpha1.ClusterSpec) map[string]any {
 }
 
 // fieldOfSpecPath maps a changed leaf of the spec to its row of the capability table and
-// its pool. A version change is a minor change when the minors differ.
-func fieldOfSpecPath(path, fromVersion, toVersion string) (Field, string) {
-	if strings.HasPrefix(path, "nodePools[") {
-		end := strings.Index(path, "]")
-		pool := path[len("nodePools["):end]
-		rest := strings.TrimPrefix(path[end+1:], ".")
-		head, _, _ := strings.Cut(rest, ".")
+// its pool; known is false for a path no row covers, whose effect nobody declared. A version
+// change is a minor change when the minors differ.
+func fieldOfSpecPath(path, fromVersion, toVersion string) (f Field, pool string, known bool) {
+	if rest, ok := strings.CutPrefix(path, "nodePools["); ok {
+		pool, rest, _ = strings.Cut(rest, "]")
+		head, _, _ := strings.Cut(strings.TrimPrefix(rest, "."), ".")
 		head, _, _ = strings.Cut(head, "[")
-		switch head {
-		case "":
-			return FieldPoolName, pool
-		case "machineType":
-			return FieldPoolMachineType, pool
-		case "count":
-			return FieldPoolCount, pool
-		case "autoscaling":
-			return FieldPoolAutoscaling, pool
-		case "zones":
-			return FieldPoolZones, pool
-		case "labels":
-			return FieldPoolLabels, pool
-		case "taints":
-			return FieldPoolTaints, pool
-		case "rootDiskGiB":
-			return FieldPoolRootDisk, pool
-		case "maxSurge", "maxUnavailable":
-			return FieldPoolRollout, pool
-		}
-		return FieldPoolName, pool
+		f, known = poolFields[head]
+		return f, pool, known
 	}
-	switch {
-	case path == "environment":
-		return FieldEnvironment, ""
-	case path == "purpose":
-		return FieldPurpose, ""
-	case path == "kubernetes.version":
+	if path == "kubernetes.version" {
 		from, errFrom := ParseVersion(fromVersion)
 		to, errTo := ParseVersion(toVersion)
-		if errFrom == nil && errTo == nil && from.Major == to.Major && from.Minor == to.Minor {
-			return FieldVersionPatch, ""
+		if errFrom == nil && errTo == nil && from.SameMinor(to) {
+			return FieldVersionPatch, "", true
 		}
-		return FieldVersionMinor, ""
-	case strings.HasPrefix(path, "controlPlane"):
-		return FieldHighAvailability, ""
-	case path == "network.nodeCIDR":
-		return FieldNodeCIDR, ""
-	case path == "network.cni":
-		return FieldCNI, ""
-	case strings.HasPrefix(path, "network"):
-		return FieldPodServiceCIDR, ""
-	case strings.HasPrefix(path, "maintenance.window"):
-		return FieldMaintenanceWindow, ""
-	case strings.HasPrefix(path, "maintenance.autoUpdate.kubernetesPatch"):
-		return FieldAutoUpdatePatch, ""
-	case strings.HasPrefix(path, "maintenance"):
-		return FieldAutoUpdateImage, ""
-	case strings.HasPrefix(path, "hibernation"):
-		return FieldHibernation, ""
+		return FieldVersionMinor, "", true
 	}
-	return FieldDeletionProtection, ""
+	for _, sf := range specFields {
+		if path == sf.path || strings.HasPrefix(path, sf.path+".") || strings.HasPrefix(path, sf.path+"[") {
+			return sf.field, "", true
+		}
+	}
+	return "", "", false
+}
+
+// poolFields are the rows of a node pool's fields, by the field's name; "" is the pool
+// itself, added or removed.
+var poolFields = map[string]Field{
+	"": FieldPoolName, "machineType": FieldPoolMachineType, "count": FieldPoolCount, "autoscaling": FieldPoolAutoscaling,
+	"zones": FieldPoolZones, "labels": FieldPoolLabels, "taints": FieldPoolTaints, "rootDiskGiB": FieldPoolRootDisk,
+	"maxSurge": FieldPoolRollout, "maxUnavailable": FieldPoolRollout,
+}
+
+// specFields are the rows of the spec's other fields, by the path of the field.
+var specFields = []struct {
+	path  string
+	field Field
+}{
+	{"environment", FieldEnvironment}, {"purpose", FieldPurpose}, {"controlPlane.highAvailability", FieldHighAvailability},
+	{"network.nodeCIDR", FieldNodeCIDR}, {"network.podCIDR", FieldPodServiceCIDR}, {"network.serviceCIDR", FieldPodServiceCIDR},
+	{"network.cni", FieldCNI}, {"maintenance.window", FieldMaintenanceWindow},
+	{"maintenance.autoUpdate.kubernetesPatch", FieldAutoUpdatePatch}, {"maintenance.autoUpdate.machineImage", FieldAutoUpdateImage},
+	{"hibernation", FieldHibernation}, {"deletionProtection", FieldDeletionProtection},
 }
 
 // diffRenderings compares two renderings by resource name.
