@@ -13,11 +13,17 @@ type Registry struct {
 	backends map[kaasv1alpha1.BackendType]Backend
 }
 
-// NewRegistry returns a registry of the given backends.
+// NewRegistry returns a registry of the given backends. A setting a backend declares that
+// is not a path of the environment contract is a bug of the backend: it panics.
 func NewRegistry(backends ...Backend) *Registry {
 	r := &Registry{backends: make(map[kaasv1alpha1.BackendType]Backend, len(backends))}
 	for _, b := range backends {
 		r.backends[b.Type()] = b
+		for _, s := range b.Settings() {
+			if _, _, err := settingField(&Environment{}, s.at("1.34"), true); err != nil {
+				panic(fmt.Sprintf("backend %s: %v", b.Type(), err))
+			}
+		}
 	}
 	return r
 }

@@ -9,23 +9,18 @@ import (
 )
 
 // A Setting is a setting of the environment contract that reaches a cluster's native
-// objects, declared by its backend by its path in the EnvironmentConfig. Reconcile keeps
-// for every cluster the value each had when the cluster was created (keepSettings), so
-// that an edit of the environment applies to new clusters only. The settings that decide
-// where a cluster's resources live (the region, the garden or management cluster, a
-// ProviderConfig, a namespace) are the first reason: another value would point a cluster's
-// resources elsewhere, where provider-kubernetes or provider-openstack would create a
-// second cluster and abandon or delete the first.
+// objects, declared by its backend by its path. Reconcile keeps for every cluster the value
+// it had when the cluster was created (keepSettings), so that an edit of the environment
+// applies to new clusters only: a setting that decides where the cluster's resources live
+// (region, garden, management cluster, ProviderConfig, namespace) would otherwise point them
+// elsewhere, where a provider would create a second cluster and abandon the first.
 type Setting struct {
 	// Path is the setting's path in the EnvironmentConfig, such as
-	// data.magnum.providerConfigName. An element of a list is selected by one of its
-	// fields, [field=value]; the value {minor} stands for the Kubernetes minor of the
-	// cluster's spec, as in data.magnum.templates[kubernetesVersion={minor}].
+	// data.magnum.providerConfigName. Its last part may select a list element by a field,
+	// [field=value], where the value {minor} stands for the minor of the cluster's spec:
+	// data.magnum.templates[kubernetesVersion={minor}].
 	Path string
 }
-
-// minorPlaceholder stands, in a Setting's path, for the minor of the cluster's spec.
-const minorPlaceholder = "{minor}"
 
 // regionSetting is the setting every backend has.
 var regionSetting = Setting{Path: "data.region"}
@@ -38,40 +33,33 @@ func settingsOf(b Backend) []Setting {
 }
 
 // at is the setting's path for a cluster whose spec asks for minor.
-func (s Setting) at(minor string) string {
-	return strings.ReplaceAll(s.Path, minorPlaceholder, minor)
-}
+func (s Setting) at(minor string) string { return strings.ReplaceAll(s.Path, "{minor}", minor) }
 
-// Get reads the setting at path from env: a string as it is, any other value as JSON, and
-// "" when it is unset.
+// getSetting reads the setting at path: a string as it is, any other value as JSON, and ""
+// when it is unset.
 func getSetting(env *Environment, path string) (string, error) {
-	v, err := settingField(env, path, false)
-	if err != nil || !v.IsValid() || v.IsZero() || ((v.Kind() == reflect.Map || v.Kind() == reflect.Slice) && v.Len() == 0) {
+	v, _, err := settingField(env, path, false)
+	switch {
+	case err != nil || !v.IsValid() || v.IsZero() || ((v.Kind() == reflect.Map || v.Kind() == reflect.Slice) && v.Len() == 0):
 		return "", err
-	}
-	if v.Kind() == reflect.String {
+	case v.Kind() == reflect.String:
 		return v.String(), nil
 	}
 	raw, err := json.Marshal(v.Interface())
 	return string(raw), err
 }
 
-// setSetting writes value, as getSetting reads it, to path in env, which is the caller's
-// own: "" unsets it (and removes a selected list element).
+// setSetting writes a value as getSetting reads it into env, the caller's own: "" unsets
+// it, and removes a selected list element.
 func setSetting(env *Environment, path, value string) error {
-	if value == "" {
-		if list, i, ok := selectedElement(env, path); ok {
-			list.Set(reflect.AppendSlice(list.Slice(0, i), list.Slice(i+1, list.Len())))
-			return nil
-		}
-	}
-	v, err := settingField(env, path, value != "")
-	if err != nil || !v.IsValid() {
-		return err
-	}
+	v, remove, err := settingField(env, path, value != "")
 	switch {
+	case err != nil || !v.IsValid():
+		return err
+	case value == "" && remove != nil:
+		remove()
 	case value == "":
-		v.Set(reflect.Zero(v.Type()))
+		v.SetZero()
 	case v.Kind() == reflect.String:
 		v.SetString(value)
 	default:
@@ -84,112 +72,59 @@ func setSetting(env *Environment, path, value string) error {
 	return nil
 }
 
-// selectedElement finds the list element a path ending in [field=value] selects.
-func selectedElement(env *Environment, path string) (reflect.Value, int, bool) {
-	i := strings.LastIndex(path, "[")
-	if i < 0 || !strings.HasSuffix(path, "]") {
-		return reflect.Value{}, 0, false
-	}
-	list, err := settingField(env, path[:i], false)
-	if err != nil || !list.IsValid() {
-		return reflect.Value{}, 0, false
-	}
-	field, want, _ := strings.Cut(path[i+1:len(path)-1], "=")
-	for j := range list.Len() {
-		if f, ok := jsonField(list.Index(j), field, false); ok && f.String() == want {
-			return list, j, true
-		}
-	}
-	return reflect.Value{}, 0, false
-}
-
-// settingField walks env along a path and returns the addressable value at its end. An
-// unset pointer or a missing list element on the way ends the walk with no value, or,
-// with create, is made.
-func settingField(env *Environment, path string, create bool) (reflect.Value, error) {
+// settingField walks the environment along path, by the contract's JSON names, to the
+// addressable value at its end, and for a selected list element the function that removes
+// it. An unset struct or element on the way ends the walk with no value, or with create is
+// made.
+func settingField(env *Environment, path string, create bool) (reflect.Value, func(), error) {
 	rest, ok := strings.CutPrefix(path, "data.")
 	if !ok {
-		return reflect.Value{}, fmt.Errorf("setting %s is not under data", path)
+		return reflect.Value{}, nil, fmt.Errorf("setting %s is not under data", path)
 	}
+	rest, selector, _ := strings.Cut(rest, "[")
 	v := reflect.ValueOf(&env.Environment).Elem()
-	for _, part := range splitPath(rest) {
-		name, selector, _ := strings.Cut(part, "[")
-		f, ok := jsonField(v, name, create)
-		switch {
-		case !ok && v.Kind() == reflect.Pointer && v.IsNil():
-			return reflect.Value{}, nil // unset on the way
-		case !ok:
-			return reflect.Value{}, fmt.Errorf("setting %s: the environment contract has no field %s", path, name)
-		}
-		v = f
-		if selector == "" {
-			continue
-		}
-		if v.Kind() != reflect.Slice {
-			return reflect.Value{}, fmt.Errorf("setting %s: %s is not a list", path, name)
-		}
-		field, want, _ := strings.Cut(strings.TrimSuffix(selector, "]"), "=")
-		j := -1
-		for k := range v.Len() {
-			if f, ok := jsonField(v.Index(k), field, false); ok && f.String() == want {
-				j = k
-			}
-		}
-		if j < 0 {
+	for _, name := range strings.Split(rest, ".") {
+		if v.Kind() == reflect.Pointer && v.IsNil() {
 			if !create {
-				return reflect.Value{}, nil
-			}
-			e := reflect.New(v.Type().Elem()).Elem()
-			f, ok := jsonField(e, field, true)
-			if !ok {
-				return reflect.Value{}, fmt.Errorf("setting %s: the elements of %s have no field %s", path, name, field)
-			}
-			f.SetString(want)
-			v.Set(reflect.Append(v, e))
-			j = v.Len() - 1
-		}
-		v = v.Index(j)
-	}
-	return v, nil
-}
-
-// jsonField is the field of struct v, or of the struct it points to, named name in JSON.
-// Through a nil pointer there is none, unless create makes the struct.
-func jsonField(v reflect.Value, name string, create bool) (reflect.Value, bool) {
-	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			if !create || !v.CanSet() {
-				return reflect.Value{}, false
+				return reflect.Value{}, nil, nil
 			}
 			v.Set(reflect.New(v.Type().Elem()))
 		}
-		v = v.Elem()
+		if v = jsonField(reflect.Indirect(v), name); !v.IsValid() {
+			return v, nil, fmt.Errorf("setting %s: the environment contract has no field %s", path, name)
+		}
 	}
+	if selector == "" {
+		return v, nil, nil
+	}
+	field, want, _ := strings.Cut(strings.TrimSuffix(selector, "]"), "=")
+	list := v
+	if list.Kind() != reflect.Slice || !jsonField(reflect.New(list.Type().Elem()).Elem(), field).IsValid() {
+		return reflect.Value{}, nil, fmt.Errorf("setting %s: the elements of %s have no field %s", path, rest, field)
+	}
+	for i := range list.Len() {
+		if jsonField(list.Index(i), field).String() == want {
+			return list.Index(i), func() { list.Set(reflect.AppendSlice(list.Slice(0, i), list.Slice(i+1, list.Len()))) }, nil
+		}
+	}
+	if !create {
+		return reflect.Value{}, nil, nil
+	}
+	e := reflect.New(list.Type().Elem()).Elem()
+	jsonField(e, field).SetString(want)
+	list.Set(reflect.Append(list, e))
+	return list.Index(list.Len() - 1), nil, nil
+}
+
+// jsonField is the field of struct v named name in JSON; no value when there is none.
+func jsonField(v reflect.Value, name string) reflect.Value {
 	if v.Kind() != reflect.Struct {
-		return reflect.Value{}, false
+		return reflect.Value{}
 	}
 	for i := range v.NumField() {
 		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ","); tag == name {
-			return v.Field(i), true
+			return v.Field(i)
 		}
 	}
-	return reflect.Value{}, false
-}
-
-// splitPath splits a path at its dots, but not at those of a [field=value] selector.
-func splitPath(path string) []string {
-	var out []string
-	start, depth := 0, 0
-	for i, r := range path {
-		switch {
-		case r == '[':
-			depth++
-		case r == ']':
-			depth--
-		case r == '.' && depth == 0:
-			out = append(out, path[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, path[start:])
+	return reflect.Value{}
 }
