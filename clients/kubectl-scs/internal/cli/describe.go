@@ -16,6 +16,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/clients/kubectl-scs/internal/fields"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 func (a *App) newDescribeCommand(flags *genericclioptions.ConfigFlags) *cobra.Command {
@@ -136,7 +138,7 @@ func kubeconfigLine(obj *unstructured.Unstructured) string {
 		return "none: spec.writeConnectionSecretToRef.name is not set"
 	}
 	line := "Secret " + obj.GetNamespace() + "/" + secret
-	if c := conditionOf(obj, kaasv1alpha1.ConditionKubeconfigReady); c.Status != "" {
+	if c := model.ConditionOf(obj, kaasv1alpha1.ConditionKubeconfigReady); c.Status != "" {
 		line += ", " + kaasv1alpha1.ConditionKubeconfigReady + " " + c.Status
 		if c.Reason != "" {
 			line += " (" + c.Reason + ")"
@@ -239,7 +241,7 @@ func describeConditions(w io.Writer, obj *unstructured.Unstructured) {
 // SpecSupported condition ("<field>: <what the backend does instead>; ...").
 func describeWarnings(w io.Writer, obj *unstructured.Unstructured) {
 	fmt.Fprintln(w, "Warnings:")
-	c := conditionOf(obj, kaasv1alpha1.ConditionSpecSupported)
+	c := model.ConditionOf(obj, kaasv1alpha1.ConditionSpecSupported)
 	switch {
 	case c.Status == "False" && c.Message != "":
 		for _, m := range splitWarnings(c.Message) {
@@ -271,13 +273,13 @@ func describeOffered(w io.Writer, obj *unstructured.Unstructured) {
 		return
 	}
 	fmt.Fprintln(w, "Offered by the environment:")
-	versions := strings.Join(stringList(obj, "status", "offered", "kubernetesVersions"), ", ")
+	versions := strings.Join(fields.Strings(obj, "status", "offered", "kubernetesVersions"), ", ")
 	if next := str(obj, "status", "offered", "nextMinor"); next != "" {
 		versions += " (next minor for this cluster: " + next + ")"
 	}
 	fmt.Fprintf(w, "  %-22s%s\n", "Kubernetes versions:", orDefault(versions, "-"))
-	fmt.Fprintf(w, "  %-22s%s\n", "Machine types:", orDefault(strings.Join(stringList(obj, "status", "offered", "machineTypes"), ", "), "any the backend accepts"))
-	fmt.Fprintf(w, "  %-22s%s\n", "Zones:", orDefault(strings.Join(stringList(obj, "status", "offered", "zones"), ", "), "-"))
+	fmt.Fprintf(w, "  %-22s%s\n", "Machine types:", orDefault(strings.Join(fields.Strings(obj, "status", "offered", "machineTypes"), ", "), "any the backend accepts"))
+	fmt.Fprintf(w, "  %-22s%s\n", "Zones:", orDefault(strings.Join(fields.Strings(obj, "status", "offered", "zones"), ", "), "-"))
 }
 
 // describeDefaulted shows what the environment filled in when the cluster or a pool was

@@ -128,7 +128,7 @@ func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
 			Environment: str(obj, "status", "backend", "environment"), Backend: str(obj, "status", "backend", "type"),
 			Version: str(obj, "status", "kubernetes", "version"), Phase: str(obj, "status", "phase"),
 			NextMinor: str(obj, "status", "offered", "nextMinor")}
-		kubeconfig := conditionOf(obj, kaasv1alpha1.ConditionKubeconfigReady)
+		kubeconfig := model.ConditionOf(obj, kaasv1alpha1.ConditionKubeconfigReady)
 		var until time.Time
 		if m := validUntil.FindStringSubmatch(kubeconfig.Message); m != nil {
 			f.KubeconfigUntil = m[1]

@@ -17,6 +17,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 // kubeconfigKey is the key of the kubeconfig in the cluster's Secret (docs/kubeconfig.md).
@@ -96,7 +97,7 @@ func (a *App) readKubeconfig(ctx context.Context, c *Clients, namespace, name st
 	if secret == "" {
 		return nil, fmt.Errorf("%s %s/%s names no Secret for its kubeconfig: set spec.writeConnectionSecretToRef.name and apply it", kaasv1alpha1.ClaimKind, namespace, name)
 	}
-	why := fmt.Sprintf("%s is %s", kaasv1alpha1.ConditionKubeconfigReady, conditionOf(obj, kaasv1alpha1.ConditionKubeconfigReady))
+	why := fmt.Sprintf("%s is %s", kaasv1alpha1.ConditionKubeconfigReady, model.ConditionOf(obj, kaasv1alpha1.ConditionKubeconfigReady))
 	s, err := c.Dynamic.Resource(secretGVR).Namespace(namespace).Get(ctx, secret, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):

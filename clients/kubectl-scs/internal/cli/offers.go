@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -11,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/clients/kubectl-scs/internal/fields"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
@@ -61,9 +61,9 @@ func collectOffers(ctx context.Context, c *Clients, namespace string) (*offers, 
 				continue
 			}
 			byName[env] = offer{Name: env, Source: "status.offered of SCSCluster " + obj.GetName(),
-				KubernetesVersions: stringList(obj, "status", "offered", "kubernetesVersions"),
-				MachineTypes:       stringList(obj, "status", "offered", "machineTypes"),
-				Zones:              stringList(obj, "status", "offered", "zones")}
+				KubernetesVersions: fields.Strings(obj, "status", "offered", "kubernetesVersions"),
+				MachineTypes:       fields.Strings(obj, "status", "offered", "machineTypes"),
+				Zones:              fields.Strings(obj, "status", "offered", "zones")}
 		}
 	} else {
 		out.Notes = append(out.Notes, fmt.Sprintf("the SCSClusters of namespace %s are not readable: %s", namespace, reasonOf(clusterErr)))
@@ -81,15 +81,15 @@ func collectOffers(ctx context.Context, c *Clients, namespace string) (*offers, 
 		for i := range configs.Items {
 			cfg := &configs.Items[i]
 			name := cfg.GetLabels()[envv1alpha1.LabelEnvironment]
-			if name == "" || fromConfigs[name] || !model.Admits(accessOf(cfg), tenant) {
+			if name == "" || fromConfigs[name] || !model.Admits(model.AccessOf(cfg), tenant) {
 				continue
 			}
 			fromConfigs[name] = true
 			byName[name] = offer{Name: name, Source: "EnvironmentConfig",
 				Default:            cfg.GetLabels()[envv1alpha1.LabelDefault] == "true",
-				KubernetesVersions: stringList(cfg, "data", "catalog", "kubernetesVersions"),
-				MachineTypes:       stringList(cfg, "data", "catalog", "machineTypes"),
-				Zones:              stringList(cfg, "data", "catalog", "zones")}
+				KubernetesVersions: fields.Strings(cfg, "data", "catalog", "kubernetesVersions"),
+				MachineTypes:       fields.Strings(cfg, "data", "catalog", "machineTypes"),
+				Zones:              fields.Strings(cfg, "data", "catalog", "zones")}
 		}
 	case apierrors.IsForbidden(configErr) || apierrors.IsNotFound(configErr):
 		out.Notes = append(out.Notes, fmt.Sprintf("EnvironmentConfigs are not readable (%s): shown is what the SCSClusters of namespace %s report in status.offered, so environments none of them uses are missing",
@@ -113,7 +113,7 @@ func tenantOf(ctx context.Context, c *Clients, namespace string, configs []unstr
 	tenant := model.Tenant{Namespace: namespace}
 	bySelector := false
 	for i := range configs {
-		if a := accessOf(&configs[i]); a != nil && a.NamespaceSelector != nil {
+		if a := model.AccessOf(&configs[i]); a != nil && a.NamespaceSelector != nil {
 			bySelector = true
 		}
 	}
@@ -126,22 +126,4 @@ func tenantOf(ctx context.Context, c *Clients, namespace string, configs []unstr
 	}
 	tenant.Labels = ns.GetLabels()
 	return tenant, ""
-}
-
-// accessOf decodes an EnvironmentConfig's data.access; one that cannot be decoded admits
-// nobody, as in the model.
-func accessOf(cfg *unstructured.Unstructured) *envv1alpha1.Access {
-	raw, found, _ := unstructured.NestedFieldNoCopy(cfg.Object, "data", "access")
-	if !found {
-		return nil
-	}
-	data, err := json.Marshal(raw)
-	if err != nil {
-		return &envv1alpha1.Access{}
-	}
-	a := &envv1alpha1.Access{}
-	if err := json.Unmarshal(data, a); err != nil {
-		return &envv1alpha1.Access{}
-	}
-	return a
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/clients/kubectl-scs/internal/fields"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
@@ -65,7 +66,7 @@ Exits 3 when a rule refuses the version. Follow the upgrade with kubectl scs wai
 		if next := str(obj, "status", "offered", "nextMinor"); next != "" {
 			return []string{next}
 		}
-		return stringList(obj, "status", "offered", "kubernetesVersions")
+		return fields.Strings(obj, "status", "offered", "kubernetesVersions")
 	}))
 	return cmd
 }
@@ -83,7 +84,7 @@ func (a *App) upgrade(ctx context.Context, c *Clients, name string, o *upgradeOp
 	if err := checkUpgrade(obj, o.to); err != nil {
 		return err
 	}
-	if len(stringList(obj, "status", "offered", "kubernetesVersions")) == 0 {
+	if len(fields.Strings(obj, "status", "offered", "kubernetesVersions")) == 0 {
 		fmt.Fprintf(a.IO.ErrOut, "Warning: %s/%s reports no offered versions yet (status.offered); the function checks %s against its environment after the change\n", c.Namespace, name, o.to)
 	}
 	running := str(obj, "status", "kubernetes", "version")
@@ -148,7 +149,7 @@ func checkUpgrade(obj *unstructured.Unstructured, to string) error {
 		}
 		return refused("refused: %s", strings.Join(msgs, "; "))
 	}
-	offered := stringList(obj, "status", "offered", "kubernetesVersions")
+	offered := fields.Strings(obj, "status", "offered", "kubernetesVersions")
 	if len(offered) > 0 && !slices.Contains(offered, want.MinorString()) {
 		env := orDefault(str(obj, "status", "backend", "environment"), "its environment")
 		return refused("refused: Kubernetes %s is not offered to this cluster: environment %s offers %s (status.offered.kubernetesVersions)",

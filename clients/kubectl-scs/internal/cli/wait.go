@@ -13,6 +13,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/clients/kubectl-scs/internal/fields"
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 // What wait can wait for.
@@ -65,11 +67,11 @@ or the environment changes.`,
 // progress is what a progress line says; a new line is printed when it changes.
 type progress struct {
 	phase        string
-	backendReady condition
+	backendReady model.ObservedCondition
 }
 
 func progressOf(obj *unstructured.Unstructured) progress {
-	return progress{phase: str(obj, "status", "phase"), backendReady: conditionOf(obj, kaasv1alpha1.ConditionBackendReady)}
+	return progress{phase: str(obj, "status", "phase"), backendReady: model.ConditionOf(obj, kaasv1alpha1.ConditionBackendReady)}
 }
 
 func (p progress) String() string {
@@ -97,7 +99,7 @@ func (a *App) waitReady(ctx context.Context, c *Clients, namespace, name string,
 				fmt.Fprintf(a.IO.ErrOut, "[%s] %s: %s\n", a.Now().Sub(start).Round(time.Second), name, p)
 				last = &p
 			}
-			if conditionOf(obj, "Ready").Status == "True" {
+			if model.ConditionOf(obj, model.ManagedConditionReady).Status == "True" {
 				fmt.Fprintf(a.IO.Out, "%s condition met\n", resourceName(name))
 				return nil
 			}
@@ -121,8 +123,8 @@ func (a *App) waitReady(ctx context.Context, c *Clients, namespace, name string,
 // spec: Stalled True about the current generation. A Stalled condition from before the
 // last change of the spec (a lower observedGeneration) is stale: the fix may be on its way.
 func stalled(obj *unstructured.Unstructured) string {
-	s := conditionOf(obj, kaasv1alpha1.ConditionStalled)
-	if s.Status != "True" || s.ObservedGeneration == 0 || s.ObservedGeneration != obj.GetGeneration() {
+	s, ok := fields.Stalled(obj)
+	if !ok {
 		return ""
 	}
 	return fmt.Sprintf("%s %s", kaasv1alpha1.ConditionStalled, s)
