@@ -22,6 +22,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 
+	"github.com/SovereignCloudStack/scs-kaas/clients/kubectl-scs/internal/fields"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
@@ -112,7 +113,7 @@ func newProvider(t *testing.T, objs ...runtime.Object) *provider {
 			return true, obj, nil
 		}
 		if !p.never && !p.stalls {
-			version := str(obj, "spec", "kubernetes", "version")
+			version := fields.String(obj, "spec", "kubernetes", "version")
 			pools, _, _ := unstructured.NestedSlice(obj.Object, "spec", "nodePools")
 			var status []any
 			for _, pl := range pools {
@@ -141,7 +142,7 @@ func newProvider(t *testing.T, objs ...runtime.Object) *provider {
 		if err != nil {
 			return true, nil, err
 		}
-		cur, _ := model.ParseVersion(str(o.(*unstructured.Unstructured), "spec", "kubernetes", "version"))
+		cur, _ := model.ParseVersion(fields.String(o.(*unstructured.Unstructured), "spec", "kubernetes", "version"))
 		for _, op := range ops {
 			if op["path"] != "/spec/kubernetes/version" || op["op"] != "replace" {
 				continue
@@ -181,7 +182,7 @@ func (p *provider) connect(kubeconfig []byte) (Workload, error) {
 	defer p.mu.Unlock()
 	v := p.answers
 	if v == "" {
-		v = "v" + str(o.(*unstructured.Unstructured), "spec", "kubernetes", "version") + ".3"
+		v = "v" + fields.String(o.(*unstructured.Unstructured), "spec", "kubernetes", "version") + ".3"
 	}
 	zones := map[string]string{}
 	for k, z := range p.zones {
