@@ -122,6 +122,21 @@ func kubeconfigCondition(obs *Observation, expires, now time.Time) (Condition, *
 	return delivered, nil
 }
 
+// adoptionEvents tell a cluster's users what adopting its environment's values did.
+func adoptionEvents(env *Environment, k kept) []Event {
+	took := "its values did not differ from the environment's"
+	if len(k.adopted) > 0 {
+		took = strings.Join(k.adopted, "; ")
+	}
+	out := []Event{{Type: EventNormal, Reason: kaasv1alpha1.ReasonEnvironmentAdopted, Message: Truncate(fmt.Sprintf(
+		"the cluster took the values of environment %s where its backend can change them in place, and its defaults for maintenance and root disks: %s", env.Name, took))}}
+	if len(k.refused) > 0 {
+		out = append(out, Event{Type: EventWarning, Reason: kaasv1alpha1.ReasonAdoptionRefused, Message: Truncate(
+			"the cluster keeps what it cannot take without being replaced: " + strings.Join(k.refused, "; "))})
+	}
+	return out
+}
+
 // environmentCondition says whether the cluster uses what its environment offers and
 // defaults today.
 func environmentCondition(env *Environment, changes []string) Condition {

@@ -39,7 +39,7 @@ func Default(in kaasv1alpha1.ClusterSpec, env *Environment, kept *kaasv1alpha1.D
 	}
 
 	out.Network = defaultNetwork(in.Network, env, kept)
-	out.Maintenance = defaultMaintenance(in.Maintenance, in.Kubernetes.Version, env)
+	out.Maintenance = defaultMaintenance(in.Maintenance, in.Kubernetes.Version, maintenanceDefaults(env, kept))
 
 	out.NodePools = make([]kaasv1alpha1.NodePool, len(in.NodePools))
 	for i, p := range in.NodePools {
@@ -179,12 +179,47 @@ func Defaulted(in, out *kaasv1alpha1.ClusterSpec) *kaasv1alpha1.DefaultedValues 
 	return rec
 }
 
-func defaultMaintenance(in *kaasv1alpha1.MaintenanceSpec, version string, env *Environment) *kaasv1alpha1.MaintenanceSpec {
+// maintenanceDefaults are the maintenance defaults of the cluster: those the environment
+// gave it when it was created (status.defaulted.maintenance), or, where none were recorded
+// (a new cluster, or one created before they were), the environment's now.
+func maintenanceDefaults(env *Environment, kept *kaasv1alpha1.DefaultedValues) kaasv1alpha1.MaintenanceSpec {
+	if kept != nil && kept.Maintenance != nil {
+		return *kept.Maintenance
+	}
+	return env.Defaults.Maintenance
+}
+
+// maintenanceRecord is what the maintenance defaults gave a spec that leaves them out: the
+// part of status.defaulted the cluster keeps them in.
+func maintenanceRecord(in *kaasv1alpha1.MaintenanceSpec, d kaasv1alpha1.MaintenanceSpec) *kaasv1alpha1.MaintenanceSpec {
+	given := kaasv1alpha1.MaintenanceSpec{AutoUpdate: &kaasv1alpha1.AutoUpdate{}}
+	if in != nil {
+		given.Window = in.Window
+		if in.AutoUpdate != nil {
+			given.AutoUpdate = in.AutoUpdate
+		}
+	}
+	out := &kaasv1alpha1.MaintenanceSpec{}
+	if given.Window == nil {
+		out.Window = d.Window.DeepCopy()
+	}
+	if d.AutoUpdate != nil && (given.AutoUpdate.KubernetesPatch == nil || given.AutoUpdate.MachineImage == nil) {
+		out.AutoUpdate = &kaasv1alpha1.AutoUpdate{}
+		if given.AutoUpdate.KubernetesPatch == nil {
+			out.AutoUpdate.KubernetesPatch = d.AutoUpdate.KubernetesPatch
+		}
+		if given.AutoUpdate.MachineImage == nil {
+			out.AutoUpdate.MachineImage = d.AutoUpdate.MachineImage
+		}
+	}
+	return out
+}
+
+func defaultMaintenance(in *kaasv1alpha1.MaintenanceSpec, version string, d kaasv1alpha1.MaintenanceSpec) *kaasv1alpha1.MaintenanceSpec {
 	out := kaasv1alpha1.MaintenanceSpec{}
 	if in != nil {
 		out = *in
 	}
-	d := env.Defaults.Maintenance
 	if out.Window == nil {
 		out.Window = d.Window
 	}
@@ -261,6 +296,27 @@ func explainDefaults(errs field.ErrorList, given *kaasv1alpha1.ClusterSpec, defa
 			}
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// adoptDefaults is the record of what the environment defaulted, as a cluster that adopts
+// its environment's values keeps it: the maintenance defaults and the root disk of its
+// pools taken anew from the environment, where the backend can change them in place. The
+// network and the zones stay: no backend changes them in place (EnvironmentUpToDate says
+// where the environment differs).
+func adoptDefaults(kept *kaasv1alpha1.DefaultedValues, env *Environment, caps Capabilities) *kaasv1alpha1.DefaultedValues {
+	if kept == nil {
+		return nil
+	}
+	out := kept.DeepCopy()
+	if c, _ := caps.Capability(FieldMaintenanceWindow); c.Change.Effect != EffectRefused {
+		out.Maintenance = nil
+	}
+	if c, _ := caps.Capability(FieldPoolRootDisk); c.Change.Effect != EffectRefused {
+		for i := range out.NodePools {
+			out.NodePools[i].RootDiskGiB = env.Defaults.RootDiskGiB
+		}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -321,6 +322,22 @@ func EnvironmentChanges(spec *kaasv1alpha1.ClusterSpec, env *Environment, kept *
 			}
 		}
 	}
+	if kept != nil && kept.Maintenance != nil {
+		d, m := env.Defaults.Maintenance, kept.Maintenance
+		keptAU, nowAU := orEmpty(m.AutoUpdate), orEmpty(d.AutoUpdate)
+		if keptAU.KubernetesPatch == nil && m.AutoUpdate != nil {
+			nowAU.KubernetesPatch = nil // the spec sets it
+		}
+		if keptAU.MachineImage == nil && m.AutoUpdate != nil {
+			nowAU.MachineImage = nil
+		}
+		if !reflect.DeepEqual(keptAU, nowAU) {
+			out = append(out, fmt.Sprintf("spec.maintenance.autoUpdate: keeps %s from the cluster's creation; the environment now defaults to %s (data.defaults.maintenance.autoUpdate)", shownJSON(keptAU), shownJSON(nowAU)))
+		}
+		if spec.Maintenance != nil && reflect.DeepEqual(spec.Maintenance.Window, m.Window) && !reflect.DeepEqual(m.Window, d.Window) {
+			out = append(out, fmt.Sprintf("spec.maintenance.window: keeps %s from the cluster's creation; the environment now defaults to %s (data.defaults.maintenance.window)", shownJSON(m.Window), shownJSON(d.Window)))
+		}
+	}
 	for i, p := range spec.NodePools {
 		fp := fmt.Sprintf("spec.nodePools[%d]", i)
 		if len(env.Catalog.MachineTypes) > 0 && !slices.Contains(env.Catalog.MachineTypes, p.MachineType) {
@@ -346,6 +363,22 @@ func EnvironmentChanges(spec *kaasv1alpha1.ClusterSpec, env *Environment, kept *
 		}
 	}
 	return out
+}
+
+func orEmpty(a *kaasv1alpha1.AutoUpdate) kaasv1alpha1.AutoUpdate {
+	if a == nil {
+		return kaasv1alpha1.AutoUpdate{}
+	}
+	return *a
+}
+
+// shownJSON is a value as messages show it: JSON, or (unset).
+func shownJSON(v any) string {
+	raw, _ := json.Marshal(v)
+	if s := string(raw); s != "null" && s != "{}" {
+		return s
+	}
+	return "(unset)"
 }
 
 func verb(n int) string {

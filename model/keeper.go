@@ -18,33 +18,59 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
-// keepSettings returns env with each setting at the value the cluster keeps (record: what
-// status.backend.placement recorded), the values the cluster has now for that record, and a
-// note for each setting the environment has changed since. A setting nothing was recorded
-// for (a new cluster, or a setting a newer version declares) takes the environment's value.
-// minor is the Kubernetes minor of the cluster's spec. env itself is not changed.
-func keepSettings(env *Environment, settings []Setting, record map[string]string, minor string) (*Environment, map[string]string, []string, error) {
-	kept := *env
-	kept.Environment = *env.Environment.DeepCopy()
-	out := make(map[string]string, len(settings))
-	var changes []string
+// kept is what keepSettings kept: the record of the pinned values the cluster has now, a
+// note for each the environment names otherwise, and with an adoption, what it took and
+// what it could not.
+type kept struct {
+	record                    map[string]string
+	changes, adopted, refused []string
+}
+
+// keepSettings returns env with each pinned setting at the value the cluster keeps (record:
+// what status.backend.pinned recorded), and what it kept. A setting nothing was recorded
+// for (a new cluster, or a setting a newer version declares) takes the environment's value;
+// one that follows the environment always does. adopt takes the environment's values but
+// for those the backend cannot change in place (EffectRefused). minor is the Kubernetes
+// minor of the cluster's spec. env itself is not changed.
+func keepSettings(env *Environment, settings []Setting, record map[string]string, minor string, adopt bool) (*Environment, kept, error) {
+	out := *env
+	out.Environment = *env.Environment.DeepCopy()
+	k := kept{record: make(map[string]string, len(settings))}
 	for _, s := range settings {
 		path := s.at(minor)
-		now, err := getSetting(&kept, path)
+		now, err := getSetting(&out, path)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, k, err
 		}
-		if was, ok := record[path]; ok && was != now {
-			changes = append(changes, fmt.Sprintf("%s: the cluster stays on %s; the environment names %s now, which applies to new clusters",
-				path, shownSetting(was), shownSetting(now)))
-			if err := setSetting(&kept, path, was); err != nil {
-				return nil, nil, nil, Unreadable(fmt.Errorf("the value status.backend.placement records for %s cannot be kept: %w", path, err))
+		was, ok := record[path]
+		switch {
+		case s.Follows:
+			continue
+		case !ok || was == now:
+		case adopt && s.Change.Effect != EffectRefused:
+			k.adopted = append(k.adopted, fmt.Sprintf("%s: %s -> %s (%s)", path, shownSetting(was), shownSetting(now), s.Change.Effect))
+		default:
+			if adopt {
+				k.refused = append(k.refused, fmt.Sprintf("%s stays on %s, not %s: %s", path, shownSetting(was), shownSetting(now), s.Change.Note))
+			}
+			k.changes = append(k.changes, fmt.Sprintf("%s: the cluster stays on %s; the environment names %s now, which applies to new clusters (%s)",
+				path, shownSetting(was), shownSetting(now), adoption(s.Change)))
+			if err := setSetting(&out, path, was); err != nil {
+				return nil, k, Unreadable(fmt.Errorf("the value status.backend.pinned records for %s cannot be kept: %w", path, err))
 			}
 			now = was
 		}
-		out[path] = now
+		k.record[path] = now
 	}
-	return &kept, out, changes, nil
+	return &out, k, nil
+}
+
+// adoption says what adopting another value of a setting does.
+func adoption(c ChangeEffect) string {
+	if c.Effect == EffectRefused {
+		return "it cannot be adopted: " + c.Note
+	}
+	return "adopting it: " + string(c.Effect)
 }
 
 // shownSetting is a setting's value as messages show it.

@@ -27,8 +27,75 @@ type Preview struct {
 	// Edits are the changed portable fields, in the order of the spec.
 	Edits []Edit `json:"edits,omitempty"`
 
+	// Settings are the environment's values the cluster takes: those it adopts on request
+	// (kaas.scs.community/adopt-environment), each with the effect its backend declares.
+	Settings []SettingEdit `json:"settings,omitempty"`
+
 	// Objects are the native objects that change, in the order of the rendering.
 	Objects []ObjectDiff `json:"objects,omitempty"`
+}
+
+// SettingEdit is an environment setting whose value changes for a cluster.
+type SettingEdit struct {
+	// Path is the setting's path in the EnvironmentConfig.
+	Path string `json:"path"`
+	// From and To are the values before and after; empty when unset.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Kept says the cluster keeps its own value until its owner adopts the environment's
+	// values; else it takes the new one.
+	Kept bool `json:"kept,omitempty"`
+	// Effect and Note are the backend's declaration for the setting.
+	Effect Effect `json:"effect"`
+	Note   string `json:"note,omitempty"`
+}
+
+// Summary is the edit of the setting in one line.
+func (e SettingEdit) Summary() string {
+	change := e.Path + " " + shownSetting(e.From) + " -> " + shownSetting(e.To)
+	switch {
+	case e.Kept && e.Effect == EffectRefused:
+		return "kept for good: " + change + " (" + e.Note + ")"
+	case e.Kept:
+		return "kept until adopted, then " + string(e.Effect) + ": " + change
+	}
+	return string(e.Effect) + ": " + change + " (" + e.Note + ")"
+}
+
+// EnvironmentEdits lists the settings of a cluster's backend (and the region) whose value
+// differs between two versions of its environment: what an edit of the environment means
+// for a cluster whose spec asks for minor. Settings that follow the environment reach the
+// cluster at once; the others only when it adopts them.
+func EnvironmentEdits(b Backend, before, after *Environment, minor string) ([]SettingEdit, error) {
+	var out []SettingEdit
+	for _, s := range SettingsOf(b) {
+		path := s.at(minor)
+		from, err := getSetting(before, path)
+		if err != nil {
+			return nil, err
+		}
+		to, err := getSetting(after, path)
+		if err != nil {
+			return nil, err
+		}
+		if from != to {
+			out = append(out, SettingEdit{Path: path, From: from, To: to, Kept: !s.Follows, Effect: s.Change.Effect, Note: s.Change.Note})
+		}
+	}
+	return out, nil
+}
+
+// adoptedSettings are the pinned values that differ between two renders of a cluster:
+// what it adopts, each with its backend's declaration.
+func adoptedSettings(b Backend, before, after map[string]string, minor string) []SettingEdit {
+	var out []SettingEdit
+	for _, s := range SettingsOf(b) {
+		path := s.at(minor)
+		if from, to := before[path], after[path]; from != to {
+			out = append(out, SettingEdit{Path: path, From: from, To: to, Effect: s.Change.Effect, Note: s.Change.Note})
+		}
+	}
+	return out
 }
 
 // Refusal is what the function would say when refusing an edit.
@@ -131,7 +198,9 @@ const (
 
 // Changes reports whether applying the edit would change anything: a refusal counts as
 // no change.
-func (p *Preview) Changes() bool { return p.Refused == nil && (len(p.Objects) > 0 || len(p.Edits) > 0) }
+func (p *Preview) Changes() bool {
+	return p.Refused == nil && (len(p.Objects) > 0 || len(p.Edits) > 0 || len(p.Settings) > 0)
+}
 
 // PreviewEdit compares what the model renders for a cluster now (current) and for the edit
 // of its spec (edited, or the refusal editErr): both come from Reconcile with the same
@@ -152,6 +221,7 @@ func PreviewEdit(current, edited *Output, editErr error) *Preview {
 		p.Edits[i].Nodes = nodes[p.Edits[i].Pool]
 		p.Edits[i].NoNativeChange = len(p.Objects) == 0
 	}
+	p.Settings = adoptedSettings(current.Backend, current.Status.Backend.Pinned, edited.Status.Backend.Pinned, minorOf(edited.Spec.Kubernetes.Version))
 	return p
 }
 

@@ -208,30 +208,46 @@ func pinnedBackend(xr *kaasv1alpha1.XSCSCluster) kaasv1alpha1.BackendStatus {
 	return *xr.Status.Backend
 }
 
-// recalled is what recall found the cluster was given, beside its Request: the settings
-// it keeps with their record, and the notes on what its environment names now instead.
+// recalled is what recall found the cluster was given, beside its Request: the settings it
+// keeps and what keepSettings kept of them, and the adoption it carried out, if any.
 type recalled struct {
 	settings []Setting
-	record   map[string]string
-	changes  []string
+	kept
+	adoption string
 }
 
 // recall makes the backend's Request: the environment with the settings the cluster keeps,
 // the spec defaulted from what the environment defaulted when the cluster was created, and
-// the cluster's name in the backend, which is what exists, or what the status recorded.
+// the cluster's name in the backend, which is what exists, or what the status recorded. A
+// new value of the kaas.scs.community/adopt-environment annotation has the cluster take its
+// environment's values where its backend can change them in place.
 func recall(in Input, env *Environment, backend Backend) (*Request, recalled, error) {
 	xr := in.Cluster
-	g := recalled{settings: settingsOf(backend)}
-	kept, record, changes, err := keepSettings(env, g.settings, pinnedBackend(xr).Placement, minorOf(xr.Spec.Kubernetes.Version))
-	if err != nil {
-		return nil, g, err
+	pinned := pinnedBackend(xr)
+	r := recalled{settings: SettingsOf(backend), adoption: pinned.Adopted}
+	adopt := xr.GetAnnotations()[kaasv1alpha1.AnnotationAdoptEnvironment]
+	adopting := adopt != "" && adopt != pinned.Adopted
+	record := maps.Clone(pinned.Placement)
+	if record == nil {
+		record = map[string]string{}
 	}
-	g.record, g.changes = record, changes
+	maps.Copy(record, pinned.Pinned)
+	keptEnv, k, err := keepSettings(env, r.settings, record, minorOf(xr.Spec.Kubernetes.Version), adopting)
+	if err != nil {
+		return nil, r, err
+	}
+	r.kept = k
+	defaulted := xr.Status.Defaulted
+	if adopting {
+		r.adoption = adopt
+		defaulted = adoptDefaults(defaulted, env, backend.Capabilities())
+	}
 	cluster := *xr
-	cluster.Spec = Default(xr.Spec, env, xr.Status.Defaulted)
-	return &Request{Cluster: &cluster, NativeName: clusterName(xr, backend, kept, in.Observed), Identity: IdentityOf(xr),
-		Environment: kept, Defaulted: Defaulted(&xr.Spec, &cluster.Spec),
-		Observed: in.Observed, Required: in.Required, Options: in.Options}, g, nil
+	cluster.Spec = Default(xr.Spec, env, defaulted)
+	rec := Defaulted(&xr.Spec, &cluster.Spec)
+	rec.Maintenance = maintenanceRecord(xr.Spec.Maintenance, maintenanceDefaults(env, defaulted))
+	return &Request{Cluster: &cluster, NativeName: clusterName(xr, backend, keptEnv, in.Observed), Identity: IdentityOf(xr),
+		Environment: keptEnv, Defaulted: rec, Observed: in.Observed, Required: in.Required, Options: in.Options}, r, nil
 }
 
 // minorOf is the minor of a version, such as 1.34 of 1.34.2; the version itself when it is
@@ -350,7 +366,8 @@ func observe(out *Output, in Input, req *Request, env *Environment, kept recalle
 		Name:           req.NativeName,
 		NativeRef:      rendering.NativeRef,
 		DeletionPolicy: deletionPolicy(rendering.Resources),
-		Placement:      kept.record,
+		Pinned:         kept.record,
+		Adopted:        kept.adoption,
 	}
 	if out.Status.Backend.NativeRef == nil && pinned.NativeRef != nil {
 		// The backend could not say where its object lives this time (its inputs are
@@ -361,6 +378,9 @@ func observe(out *Output, in Input, req *Request, env *Environment, kept recalle
 	out.Status.Offered = offered(env, spec, out.Status.Kubernetes)
 	out.KubeconfigExpires = kubeconfigExpiry(obs.ConnectionDetails[ConnectionKeyKubeconfig])
 	changes := append(append(EnvironmentChanges(spec, env, req.Defaulted), rendering.EnvironmentChanges...), kept.changes...)
+	if kept.adoption != pinned.Adopted {
+		out.Events = append(out.Events, adoptionEvents(env, kept.kept)...)
+	}
 	o, more := sharedConditions(obs, env, spec, &out.Status, changes, syncedCondition(rendering.Resources, in.Observed), out.KubeconfigExpires, in.Now)
 	out.Observation = o
 	out.Events = append(out.Events, more...)

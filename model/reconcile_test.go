@@ -308,7 +308,7 @@ func TestReconcile(t *testing.T) {
 				// The fake backend composes a plain object: deleting the composite deletes it.
 				DeletionPolicy: kaasv1alpha1.DeletionDelete,
 				// The region is kept for every backend; the fake one has no settings of its own.
-				Placement: map[string]string{"data.region": "RegionOne"}}
+				Pinned: map[string]string{"data.region": "RegionOne"}}
 			if diff := cmp.Diff(want, out.Status.Backend); diff != "" {
 				t.Errorf("status.backend: -want, +got:\n%s", diff)
 			}

@@ -20,13 +20,21 @@ type Setting struct {
 	// [field=value], where the value {minor} stands for the minor of the cluster's spec:
 	// data.magnum.templates[kubernetesVersion={minor}].
 	Path string
+	// Follows says that every cluster takes the environment's value at once, for Reason
+	// (credentials rotated for all, say), instead of keeping its own.
+	Follows bool
+	Reason  string
+	// Change is what another value does to a cluster that exists: at once where the
+	// setting follows, else when its owner adopts the environment's values. A change that
+	// would move or replace the cluster is EffectRefused: it keeps its value for life.
+	Change ChangeEffect
 }
 
 // regionSetting is the setting every backend has.
-var regionSetting = Setting{Path: "data.region"}
+var regionSetting = Setting{Path: "data.region", Change: ChangeEffect{EffectRefused, "a cluster in another region is another cluster"}}
 
-// settingsOf are the backend's settings and the region, by path.
-func settingsOf(b Backend) []Setting {
+// SettingsOf are the backend's settings and the region every backend has, by path.
+func SettingsOf(b Backend) []Setting {
 	out := append([]Setting{regionSetting}, b.Settings()...)
 	slices.SortFunc(out, func(a, b Setting) int { return strings.Compare(a.Path, b.Path) })
 	return out

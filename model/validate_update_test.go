@@ -179,3 +179,39 @@ func TestRefusalsSayWhereADefaultCameFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestMaintenanceDefaultsAreKept: the maintenance window and automatic updates the
+// environment gave a cluster stay when the environment's defaults change, the condition
+// names the difference, and a cluster recorded before these defaults were kept takes the
+// environment's.
+func TestMaintenanceDefaultsAreKept(t *testing.T) {
+	created := testEnvironment()
+	created.Defaults.Maintenance = kaasv1alpha1.MaintenanceSpec{Window: &kaasv1alpha1.MaintenanceWindow{Begin: "220000+0000", End: "230000+0000"},
+		AutoUpdate: &kaasv1alpha1.AutoUpdate{MachineImage: ptrTo(true)}}
+	given := kaasv1alpha1.ClusterSpec{Kubernetes: kaasv1alpha1.KubernetesSpec{Version: "1.34"}, NodePools: []kaasv1alpha1.NodePool{
+		{Name: "a", MachineType: "SCS-4V-8", Count: ptrTo[int32](3)}}}
+	kept := &kaasv1alpha1.DefaultedValues{Maintenance: maintenanceRecord(given.Maintenance, maintenanceDefaults(created, nil))}
+
+	edited := testEnvironment()
+	edited.Defaults.Maintenance = kaasv1alpha1.MaintenanceSpec{Window: &kaasv1alpha1.MaintenanceWindow{Begin: "010000+0000", End: "020000+0000"},
+		AutoUpdate: &kaasv1alpha1.AutoUpdate{MachineImage: ptrTo(false)}}
+	got := Default(given, edited, kept)
+	want := &kaasv1alpha1.MaintenanceSpec{Window: &kaasv1alpha1.MaintenanceWindow{Begin: "220000+0000", End: "230000+0000"},
+		AutoUpdate: &kaasv1alpha1.AutoUpdate{KubernetesPatch: ptrTo(true), MachineImage: ptrTo(true)}}
+	if diff := cmp.Diff(want, got.Maintenance); diff != "" {
+		t.Errorf("maintenance: -want (as created), +got:\n%s", diff)
+	}
+	changes := strings.Join(EnvironmentChanges(&got, edited, kept), "\n")
+	for _, want := range []string{
+		`spec.maintenance.autoUpdate: keeps {"machineImage":true} from the cluster's creation; the environment now defaults to {"machineImage":false} (data.defaults.maintenance.autoUpdate)`,
+		`spec.maintenance.window: keeps {"begin":"220000+0000","end":"230000+0000"} from the cluster's creation; the environment now defaults to {"begin":"010000+0000","end":"020000+0000"} (data.defaults.maintenance.window)`,
+	} {
+		if !strings.Contains(changes, want) {
+			t.Errorf("environment changes\n%s\nshould contain\n%s", changes, want)
+		}
+	}
+	// Recorded before maintenance defaults were: the environment's now.
+	if got := Default(given, edited, &kaasv1alpha1.DefaultedValues{}); got.Maintenance.Window.Begin != "010000+0000" {
+		t.Errorf("a record without maintenance keeps %v; want the environment's window", got.Maintenance.Window)
+	}
+}

@@ -92,7 +92,7 @@ func TestPreviewSaysWhatAnEditDoes(t *testing.T) {
 				offerNextMinor(t, in)
 				edited := *in.Cluster.Spec.DeepCopy()
 				e.edit(&edited)
-				p, err := input.Preview(all.Registry(), in, edited, noFetch)
+				p, err := input.Preview(all.Registry(), in, &kaasv1alpha1.XSCSCluster{ObjectMeta: in.Cluster.ObjectMeta, Spec: edited}, noFetch)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -138,7 +138,7 @@ func TestPreviewOfNoEditChangesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := input.Preview(all.Registry(), in, in.Cluster.Spec, noFetch)
+		p, err := input.Preview(all.Registry(), in, in.Cluster, noFetch)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

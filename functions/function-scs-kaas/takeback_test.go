@@ -57,7 +57,13 @@ func readyClusters(t testing.TB) []readyCluster {
 			kubeconfig[0]["metadata"].(map[string]any)["namespace"] = namespace
 		}
 		req := withRequired(t, requestFor(t, xr, envs, cluster), "clusterstack-releases", readObjects(t, exampleCAPIReleases))
-		return withRequired(t, req, "clusterstack-kubeconfig", kubeconfig)
+		req = withRequired(t, req, "clusterstack-kubeconfig", kubeconfig)
+		// The example shows only part of the Cluster: the one observed is what the
+		// function desires, as Crossplane applied it, with the example's status.
+		applied := lastApplied(t, run(t, req).GetDesired().GetResources()["clusterstack-cluster"], "clusterstack-cluster")
+		applied["status"], applied["metadata"].(map[string]any)["generation"] = cluster["status"], cluster["metadata"].(map[string]any)["generation"]
+		req.GetObserved().GetResources()["clusterstack-cluster"] = &fnv1.Resource{Resource: mustStruct(t, applied)}
+		return req
 	}
 	magnumReq := func(xr map[string]any, observed []map[string]any) *fnv1.RunFunctionRequest {
 		return withConnectionSecret(t, requestFor(t, xr, envs, observed...), "magnum-cluster", exampleMagnumSecret)
@@ -106,7 +112,10 @@ func remoteClusterStackReady(t testing.TB, xr map[string]any, envs []map[string]
 		o := lastApplied(t, r, name)
 		switch name {
 		case "clusterstack-cluster":
-			o["status"] = map[string]any{"atProvider": map[string]any{"manifest": cluster}}
+			// The Cluster as applied, with the example's status.
+			manifest := deepCopy(o["spec"].(map[string]any)["forProvider"].(map[string]any)["manifest"].(map[string]any))
+			manifest["status"] = cluster["status"]
+			o["status"] = map[string]any{"atProvider": map[string]any{"manifest": manifest}}
 		case "clusterstack-kubeconfig":
 			o["status"] = map[string]any{"atProvider": map[string]any{"manifest": map[string]any{"apiVersion": "v1", "kind": "Secret",
 				"metadata": map[string]any{"name": "shop-6bru6k-kubeconfig", "namespace": "kaas-team1"}, "data": map[string]any{"redacted": nil}}}}
@@ -283,6 +292,7 @@ func TestPlacementEditsOfAClusterWithoutARecord(t *testing.T) {
 			req := proto.Clone(c.req).(*fnv1.RunFunctionRequest)
 			editEnvironment(t, req, c.environment, path, placementEdits[c.environment][path])
 			backend := req.GetObserved().GetComposite().GetResource().GetFields()["status"].GetStructValue().GetFields()["backend"].GetStructValue()
+			delete(backend.GetFields(), "pinned")
 			delete(backend.GetFields(), "placement")
 			rsp := run(t, req)
 			r := fatalResult(rsp)

@@ -32,6 +32,17 @@ state is known, with ` + "`BackendReady`" + ` Unknown (` + "`NotObservedYet`" + 
 never change on any backend: removing a zone would delete its nodes. See
 [reliability.md](reliability.md).
 
+## What an environment edit does to existing clusters
+
+Every environment setting that reaches a cluster's native objects is declared by its
+backend. A cluster keeps the value each had when it was created (` + "`status.backend.pinned`" + `):
+an edit applies to new clusters, and ` + "`EnvironmentUpToDate`" + ` names every value that differs,
+until the cluster's owner adopts them (annotation ` + "`kaas.scs.community/adopt-environment`" + `,
+` + "`kubectl scs upgrade --environment`" + `), with the effect below. A value that would move or
+replace the cluster is never adopted. A setting that **follows** reaches every cluster at once,
+for the reason given. See [environments.md](environments.md#when-the-environment-changes).
+
+` + settingsTables() + `
 ## What each backend is proven against
 
 ` + proven() + `
@@ -48,6 +59,23 @@ func StandardDoc(text string) (string, error) {
 		return "", fmt.Errorf("the standard's text lacks the markers %q and %q", begin, end)
 	}
 	return text[:i+len(begin)] + "\n" + model.StandardTable(Backends()) + text[j:], nil
+}
+
+// settingsTables lists each backend's settings.
+func settingsTables() string {
+	var b strings.Builder
+	for _, backend := range Backends() {
+		fmt.Fprintf(&b, "### %s\n\n| setting | existing clusters | effect of a new value | why |\n|---|---|---|---|\n", backend.Capabilities().Title)
+		for _, s := range model.SettingsOf(backend) {
+			kept, why := "keep theirs", s.Change.Note
+			if s.Follows {
+				kept, why = "follow at once", s.Reason+"; "+s.Change.Note
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", s.Path, kept, s.Change.Effect, why)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // proven lists each backend's Proven declaration.

@@ -161,12 +161,23 @@ func read(req *model.Request) (*state, error) {
 	return s, nil
 }
 
-// Settings are the management cluster and the namespace of the Clusters and their
-// releases: where the cluster's resources live.
+// Settings are the settings of data.clusterStack that reach a Cluster, and the catalog's
+// zones, over which a highly available control plane spreads.
 func (Backend) Settings() []model.Setting {
+	elsewhere := model.ChangeEffect{Effect: model.EffectRefused, Note: "another management cluster or namespace is another cluster"}
+	rolls := model.ChangeEffect{Effect: model.EffectRollsControlPlane,
+		Note: "Cluster API rolls the control plane and the workers whose templates the ClusterClass patches with it"}
 	return []model.Setting{
-		{Path: "data.clusterStack.managementCluster"},
-		{Path: "data.clusterStack.namespace"},
+		{Path: "data.clusterStack.managementCluster", Change: elsewhere},
+		{Path: "data.clusterStack.namespace", Change: elsewhere},
+		{Path: "data.clusterStack.provider", Change: model.ChangeEffect{Effect: model.EffectRefused, Note: "the Cluster Stack operator forbids changing a Cluster's provider"}},
+		{Path: "data.clusterStack.stack", Change: model.ChangeEffect{Effect: model.EffectRefused, Note: "the Cluster Stack operator forbids changing a Cluster's stack"}},
+		{Path: "data.clusterStack.stackVersion", Change: rolls},
+		{Path: "data.clusterStack.variableNames", Change: rolls},
+		{Path: "data.clusterStack.variables", Change: rolls},
+		{Path: "data.clusterStack.clusterLabels", Change: model.ChangeEffect{Effect: model.EffectInPlace, Note: "labels of the Cluster"}},
+		{Path: "data.clusterStack.taintPropagation", Change: model.ChangeEffect{Effect: model.EffectInPlace, Note: "Cluster API puts the pools' taints on the nodes"}},
+		{Path: "data.catalog.zones", Change: model.ChangeEffect{Effect: model.EffectRollsControlPlane, Note: "the control plane spreads over the new zones"}},
 	}
 }
 

@@ -92,14 +92,31 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 	return errs
 }
 
-// Settings are the garden, the project and its namespace, and the ProviderConfig admin
-// kubeconfigs are requested through: where the cluster's resources live.
+// Settings are the settings of data.gardener that reach a Shoot or its AdminKubeconfig.
+// Where the cluster lives is never adopted; the credentials and the kubeconfigs' lifetime
+// follow the environment, so that a platform rotates them for every cluster at once.
 func (Backend) Settings() []model.Setting {
+	elsewhere := model.ChangeEffect{Effect: model.EffectRefused, Note: "another garden, project or namespace is another cluster"}
+	lifetime := model.ChangeEffect{Effect: model.EffectInPlace, Note: "the next admin kubeconfig is issued with it"}
 	return []model.Setting{
-		{Path: "data.gardener.gardenCluster"},
-		{Path: "data.gardener.project"},
-		{Path: "data.gardener.namespace"},
-		{Path: "data.gardener.adminKubeconfig.providerConfigName"},
+		{Path: "data.gardener.gardenCluster", Change: elsewhere},
+		{Path: "data.gardener.project", Change: elsewhere},
+		{Path: "data.gardener.namespace", Change: elsewhere},
+		{Path: "data.gardener.adminKubeconfig.providerConfigName", Change: elsewhere},
+		{Path: "data.gardener.cloudProfile", Change: model.ChangeEffect{Effect: model.EffectInPlace,
+			Note: "Gardener takes only a NamespacedCloudProfile whose parent is the Shoot's CloudProfile, and refuses any other"}},
+		{Path: "data.gardener.cloudProfileKind", Change: model.ChangeEffect{Effect: model.EffectInPlace,
+			Note: "Gardener takes only a NamespacedCloudProfile whose parent is the Shoot's CloudProfile, and refuses any other"}},
+		{Path: "data.gardener.credentialsBindingName", Follows: true, Reason: "a platform rotates credentials for every cluster: none may keep revoked ones",
+			Change: model.ChangeEffect{Effect: model.EffectInPlace, Note: "Gardener reconciles the infrastructure with the new credentials"}},
+		{Path: "data.gardener.floatingPoolName", Change: model.ChangeEffect{Effect: model.EffectRefused,
+			Note: "the OpenStack extension does not move a Shoot's floating IPs to another network"}},
+		{Path: "data.gardener.loadBalancerProvider", Change: model.ChangeEffect{Effect: model.EffectInPlace,
+			Note: "every Service of type LoadBalancer gets a new load balancer, and with it a new address"}},
+		{Path: "data.gardener.machineImage", Change: model.ChangeEffect{Effect: model.EffectInPlace,
+			Note: "new node pools get the image; existing pools keep theirs, whose versions Gardener moves in the maintenance window"}},
+		{Path: "data.gardener.adminKubeconfig.expirationSeconds", Follows: true, Reason: "how long credentials live is the platform's policy for every cluster", Change: lifetime},
+		{Path: "data.gardener.adminKubeconfig.renewBefore", Follows: true, Reason: "how long credentials live is the platform's policy for every cluster", Change: lifetime},
 	}
 }
 

@@ -178,18 +178,20 @@ func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
-// Preview renders a cluster as it is and with an edited spec, both with the same observed
-// state and each resolving its requirements through fetch, and says what the edit would do
-// (model.PreviewEdit). An error means the preview could not be made (the cluster as it is
-// is refused, a fetch failed); the function's refusal of the edit is the preview's Refused.
-func Preview(reg *model.Registry, in model.Input, edited kaasv1alpha1.ClusterSpec, fetch Fetch) (*model.Preview, error) {
+// Preview renders a cluster as it is and as edited (its spec and annotations), both with
+// the same observed state and each resolving its requirements through fetch, and says what
+// the edit would do (model.PreviewEdit). An error means the preview could not be made (the
+// cluster as it is is refused, a fetch failed); the function's refusal of the edit is the
+// preview's Refused.
+func Preview(reg *model.Registry, in model.Input, edited *kaasv1alpha1.XSCSCluster, fetch Fetch) (*model.Preview, error) {
 	current, err := Resolve(reg, in, fetch)
 	if err != nil {
 		return nil, fmt.Errorf("the cluster as it is cannot be rendered, so no edit of it can be previewed: %w", err)
 	}
 	e := in
 	e.Cluster = in.Cluster.DeepCopy()
-	e.Cluster.Spec = *edited.DeepCopy()
+	e.Cluster.Spec = *edited.Spec.DeepCopy()
+	e.Cluster.Annotations = maps.Clone(edited.Annotations)
 	var fetchErr error
 	next, err := Resolve(reg, e, func(name string, sel model.Selector) ([]*unstructured.Unstructured, error) {
 		objs, err := fetch(name, sel)

@@ -154,15 +154,26 @@ func template(env *model.Environment, version string) (envv1alpha1.MagnumTemplat
 	return env.Magnum.Templates[i], true
 }
 
-// Settings are the scope, the namespace and the ProviderConfig of the cluster's managed
-// resources: another ProviderConfig is another cloud or project, where provider-openstack
-// would create a second cluster and abandon the first.
+// Settings are the settings of data.magnum that reach the managed resources, and the
+// cluster template of the cluster's minor. Nearly every one is ForceNew: Magnum would need a
+// new cluster, so a cluster keeps it for life.
 func (Backend) Settings() []model.Setting {
+	elsewhere := model.ChangeEffect{Effect: model.EffectRefused, Note: "another cloud, project or namespace is another cluster"}
+	forceNew := model.ChangeEffect{Effect: model.EffectRefused, Note: "Magnum cannot change it without a new cluster"}
 	return []model.Setting{
-		{Path: "data.magnum.scope"},
-		{Path: "data.magnum.namespace"},
-		{Path: "data.magnum.providerConfigName"},
-		{Path: "data.magnum.providerConfigKind"},
+		{Path: "data.magnum.scope", Change: elsewhere},
+		{Path: "data.magnum.namespace", Change: elsewhere},
+		{Path: "data.magnum.providerConfigName", Change: elsewhere},
+		{Path: "data.magnum.providerConfigKind", Change: elsewhere},
+		{Path: "data.magnum.templates[kubernetesVersion={minor}]", Change: model.ChangeEffect{Effect: model.EffectRollsControlPlane,
+			Note: "Magnum moves the control plane and the default node group to the template, as in an upgrade"}},
+		{Path: "data.magnum.keypair", Change: forceNew},
+		{Path: "data.magnum.masterFlavor", Change: forceNew},
+		{Path: "data.magnum.floatingIPEnabled", Change: forceNew},
+		{Path: "data.magnum.masterLBEnabled", Change: forceNew},
+		{Path: "data.magnum.fixedNetwork", Change: forceNew},
+		{Path: "data.magnum.fixedSubnet", Change: forceNew},
+		{Path: "data.magnum.labels", Change: forceNew},
 	}
 }
 

@@ -132,6 +132,12 @@ const (
 	ReasonUpToDate = "UpToDate"
 	// ReasonEnvironmentChanged: the environment changed since; the cluster keeps its values.
 	ReasonEnvironmentChanged = "EnvironmentChanged"
+	// ReasonEnvironmentAdopted is the reason of the Normal event when a cluster takes its
+	// environment's values on request (kaas.scs.community/adopt-environment).
+	ReasonEnvironmentAdopted = "EnvironmentAdopted"
+	// ReasonAdoptionRefused is the reason of the Warning event for the values such a
+	// request cannot give the cluster without replacing it; it keeps them.
+	ReasonAdoptionRefused = "AdoptionRefused"
 	// ReasonAllFieldsHonoured: the backend honours every field that is set.
 	ReasonAllFieldsHonoured = "AllFieldsHonoured"
 	// ReasonUnsupportedFields: fields are set that the backend cannot honour.

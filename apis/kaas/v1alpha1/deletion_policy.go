@@ -9,6 +9,14 @@ package v1alpha1
 // the cluster: it is the same for every backend and never reaches one.
 const AnnotationDeletionPolicy = "kaas.scs.community/deletion-policy"
 
+// AnnotationAdoptEnvironment on a cluster asks it to take its environment's current values
+// in place of those it keeps (status.backend.pinned and the environment's defaults in
+// status.defaulted), where its backend can change them in place. Each new value is one
+// request, as kubectl rollout restart's timestamp is: kubectl scs upgrade --environment
+// writes the time. A value the cluster cannot take without being replaced stays, and the
+// EnvironmentUpToDate condition says so.
+const AnnotationAdoptEnvironment = "kaas.scs.community/adopt-environment"
+
 // DeletionPolicy is what deleting a cluster's object does to the cluster.
 //
 // +kubebuilder:validation:Enum=Delete;Orphan

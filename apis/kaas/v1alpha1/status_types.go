@@ -119,6 +119,12 @@ type MinorLifecycle struct {
 
 // DefaultedValues are the values an environment filled in for one cluster.
 type DefaultedValues struct {
+	// Maintenance holds the window and automatic updates the environment chose; unset in
+	// the record of a cluster created before it was kept, which takes the environment's.
+	//
+	// +optional
+	Maintenance *MaintenanceSpec `json:"maintenance,omitempty"`
+
 	// Network holds the address ranges and the network plugin the environment chose.
 	//
 	// +optional
@@ -219,11 +225,25 @@ type BackendStatus struct {
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
-	// Placement holds the environment settings that decide where the cluster's resources
-	// live (the region, the garden or management cluster, a ProviderConfig, a namespace),
-	// keyed by their path in the EnvironmentConfig, as they were when the cluster was first
-	// composed. The cluster keeps them for its life: an edit of these settings applies to
-	// new clusters, and the EnvironmentUpToDate condition of an existing one names it.
+	// Pinned holds the values the cluster takes from its environment's settings (the
+	// region, the garden or management cluster, a ProviderConfig, load balancer, image,
+	// template, stack and the rest), keyed by their path in the EnvironmentConfig, as they
+	// were when the cluster was created or last adopted its environment's values. The
+	// cluster keeps them: an edit of the environment applies to new clusters, and the
+	// EnvironmentUpToDate condition of an existing one names each value that differs. A
+	// string is as it is, any other value JSON, and an empty value means unset.
+	//
+	// +optional
+	Pinned map[string]string `json:"pinned,omitempty"`
+
+	// Adopted is the value of the kaas.scs.community/adopt-environment annotation the
+	// cluster last acted on: it took its environment's values then.
+	//
+	// +optional
+	Adopted string `json:"adopted,omitempty"`
+
+	// Placement holds what versions before Pinned recorded: the settings that decide where
+	// the cluster's resources live. It is read as pinned values and no longer written.
 	//
 	// +optional
 	Placement map[string]string `json:"placement,omitempty"`

@@ -122,7 +122,7 @@ func (a *App) diff(ctx context.Context, flags *genericclioptions.ConfigFlags, o 
 	if err != nil {
 		return err
 	}
-	p, err := input.Preview(all.Registry(), in, editedIn.Cluster.Spec, src.fetch)
+	p, err := input.Preview(all.Registry(), in, editedIn.Cluster, src.fetch)
 	if err != nil {
 		return err
 	}
