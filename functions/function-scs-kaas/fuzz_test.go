@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/structpb"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
@@ -58,9 +60,17 @@ func FuzzRunFunction(f *testing.F) {
 		f.Add(uint8(i), spec, []byte{3, 2, 0, 3, 2, 1, 3, 2, 2})
 		f.Add(uint8(i), spec, []byte{0, 0, 1, 1, 0, 0})
 		f.Add(uint8(i), spec, []byte{2, 0, 1, 3, 0})
+		// Edits of the environments only: a platform team at work under the cluster, at
+		// every string leaf of its environment.
+		if b.ready {
+			for _, program := range environmentEditPrograms(b) {
+				f.Add(uint8(i), spec, program)
+			}
+		}
 	}
 	f.Fuzz(func(t *testing.T, base uint8, spec []byte, program []byte) {
-		c := bases[int(base)%len(bases)].clone()
+		b := bases[int(base)%len(bases)]
+		c := b.clone()
 		var s map[string]any
 		if json.Unmarshal(spec, &s) == nil && s != nil {
 			c.xr["spec"] = s
@@ -70,11 +80,147 @@ func FuzzRunFunction(f *testing.F) {
 		if err != nil {
 			t.Skip("not a request Crossplane can send:", err)
 		}
-		checkPromises(t, c, req)
+		rsp := checkPromises(t, c, req)
+		if b.ready && c.onlyEnvironmentsDiffer(b) {
+			checkEnvironmentEditChangesNoCluster(t, b, c, rsp)
+		}
 	})
 }
 
-func checkPromises(t *testing.T, c fuzzCase, req *fnv1.RunFunctionRequest) {
+// environmentEditPrograms are the mutator's programs that edit one string leaf of the
+// environment of a Ready cluster each, as a platform team would (opEdit).
+func environmentEditPrograms(c fuzzCase) [][]byte {
+	var out [][]byte
+	env := statusBackendOf(c.xr)
+	for i, e := range c.envs {
+		if e["metadata"].(map[string]any)["name"] != env {
+			continue
+		}
+		var walk func(v any, program []byte)
+		walk = func(v any, program []byte) {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return
+			}
+			ks := keys(m)
+			slices.Sort(ks)
+			for idx, k := range ks {
+				if _, leaf := m[k].(string); leaf {
+					out = append(out, append(slices.Clone(program), pickByte(idx, len(ks), true)))
+					continue
+				}
+				walk(m[k], append(slices.Clone(program), pickByte(idx, len(ks), false)))
+			}
+		}
+		walk(e, []byte{9, byte(i)})
+	}
+	return out
+}
+
+// pickByte is a byte of a mutator program that picks the idx-th of n keys and stops there
+// (or goes on).
+func pickByte(idx, n int, stop bool) byte {
+	for b := range 256 {
+		if b%n == idx && (b%5 == 0) == stop {
+			return byte(b)
+		}
+	}
+	panic("no byte picks it")
+}
+
+// statusBackendOf is the environment a composite's status names.
+func statusBackendOf(xr map[string]any) string {
+	s, _, _ := unstructured.NestedString(xr, "status", "backend", "environment")
+	return s
+}
+
+// onlyEnvironmentsDiffer says whether c is base with edits of its environments only.
+func (c fuzzCase) onlyEnvironmentsDiffer(base fuzzCase) bool {
+	return reflect.DeepEqual(c.xr, base.xr) && reflect.DeepEqual(c.observed, base.observed) && reflect.DeepEqual(c.details, base.details) &&
+		reflect.DeepEqual(c.required, base.required) && !reflect.DeepEqual(c.envs, base.envs)
+}
+
+// checkEnvironmentEditChangesNoCluster is the third safety property: an edit of any leaf
+// of the environments under a Ready cluster changes none of its native objects, unless the
+// value is one its backend declares to follow the environment. Only an edit that leaves no
+// environment the cluster can use is refused.
+func checkEnvironmentEditChangesNoCluster(t *testing.T, base, edited fuzzCase, rsp *fnv1.RunFunctionResponse) {
+	t.Helper()
+	edits := changedLeaves(base.envs, edited.envs)
+	if r := fatalResult(rsp); r != nil {
+		switch {
+		case r.GetReason() == kaasv1alpha1.ReasonInvalidEnvironment, r.GetReason() == kaasv1alpha1.ReasonEnvironmentUnavailable:
+		case r.GetReason() == kaasv1alpha1.ReasonReplacementRefused && slices.Contains(edits, "backend"):
+			// Another backend would replace the cluster.
+		default:
+			t.Fatalf("an edit of an environment stalls a Ready cluster: %s: %s", r.GetReason(), r.GetMessage())
+		}
+		return
+	}
+	req, err := base.request()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := run(t, req)
+	if maps.Equal(desiredNatives(before), desiredNatives(rsp)) {
+		return
+	}
+	if len(edits) == 0 {
+		t.Fatal("an edit of an environment's metadata changes a Ready cluster's native objects")
+	}
+	backend := kaasv1alpha1.BackendType(statusBackend(rsp, "type"))
+	for _, path := range edits {
+		if s, ok := declaredSetting(backend, path); !ok || !s.Follows {
+			t.Fatalf("an edit of data.%s changes a Ready cluster's native objects, and its backend does not declare it to follow the environment", path)
+		}
+	}
+}
+
+// changedLeaves are the paths under data of the leaves that differ between two lists of
+// EnvironmentConfigs, with [i] for list elements.
+func changedLeaves(a, b []map[string]any) []string {
+	var out []string
+	for i := range min(len(a), len(b)) {
+		da, _ := a[i]["data"].(map[string]any)
+		db, _ := b[i]["data"].(map[string]any)
+		for p, v := range flattenLeaves(da) {
+			if w, ok := flattenLeaves(db)[p]; !ok || w != v {
+				out = append(out, p)
+			}
+		}
+		for p := range flattenLeaves(db) {
+			if _, ok := flattenLeaves(da)[p]; !ok {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// flattenLeaves lists the leaves of a JSON value by path, as JSON.
+func flattenLeaves(v any) map[string]string {
+	out := map[string]string{}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				walk(join(path, k), e)
+			}
+		case []any:
+			for i, e := range x {
+				walk(fmt.Sprintf("%s[%d]", path, i), e)
+			}
+		default:
+			raw, _ := json.Marshal(x)
+			out[path] = string(raw)
+		}
+	}
+	walk("", v)
+	return out
+}
+
+func checkPromises(t *testing.T, c fuzzCase, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 	t.Helper()
 	fn := NewFunction(logging.NewNopLogger())
 	rsp, err := fn.RunFunction(context.Background(), proto.Clone(req).(*fnv1.RunFunctionRequest))
@@ -121,6 +267,7 @@ func checkPromises(t *testing.T, c fuzzCase, req *fnv1.RunFunctionRequest) {
 	if string(a) != string(b) {
 		t.Fatalf("the same request gave different responses:\n%s", responseDifference(rsp, again))
 	}
+	return rsp
 }
 
 // responseDifference says where two responses differ: results and conditions in full (they
@@ -167,11 +314,14 @@ type fuzzCase struct {
 	required map[string][]map[string]any
 	// delivered are the composite's connection details (legacy flavour).
 	delivered map[string][]byte
+	// ready says the case is a Ready cluster (readyClusters), whose native objects no
+	// edit of an environment may change (checkEnvironmentEditChangesNoCluster).
+	ready bool
 }
 
 func (c fuzzCase) clone() fuzzCase {
 	out := fuzzCase{xr: deepCopy(c.xr), observed: map[string]map[string]any{}, details: maps.Clone(c.details), required: map[string][]map[string]any{},
-		delivered: c.delivered}
+		delivered: c.delivered, ready: c.ready}
 	for _, e := range c.envs {
 		out.envs = append(out.envs, deepCopy(e))
 	}
@@ -350,6 +500,7 @@ func mutateValue(v any, op int, m *mutator, depth int) any {
 	switch x := v.(type) {
 	case map[string]any:
 		ks := keys(x)
+		slices.Sort(ks) // the same program reaches the same node on every run
 		if len(ks) == 0 {
 			return v
 		}
@@ -469,7 +620,9 @@ func fuzzBases(t testing.TB) []fuzzCase {
 		{xr: namespacedXR(t, exampleMagnumXR), envs: envs, observed: observed(inNamespace(readObject(t, exampleMagnumObservedCreated)))},
 	}
 	for _, c := range readyClusters(t) {
-		bases = append(bases, fuzzCaseOf(c.req))
+		r := fuzzCaseOf(c.req)
+		r.ready = true
+		bases = append(bases, r)
 	}
 	return bases
 }
