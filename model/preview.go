@@ -64,12 +64,12 @@ func (e SettingEdit) Summary() string {
 
 // EnvironmentEdits lists the settings of a cluster's backend (and the region) whose value
 // differs between two versions of its environment: what an edit of the environment means
-// for a cluster whose spec asks for minor. Settings that follow the environment reach the
-// cluster at once; the others only when it adopts them.
-func EnvironmentEdits(b Backend, before, after *Environment, minor string) ([]SettingEdit, error) {
+// for a cluster whose spec asks for version. Settings that follow the environment reach
+// the cluster at once; the others only when it adopts them.
+func EnvironmentEdits(b Backend, before, after *Environment, version string) ([]SettingEdit, error) {
 	var out []SettingEdit
 	for _, s := range SettingsOf(b) {
-		path := s.at(minor)
+		path := s.at(minorOf(version))
 		from, err := getSetting(before, path)
 		if err != nil {
 			return nil, err

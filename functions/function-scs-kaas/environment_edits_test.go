@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
@@ -385,4 +387,71 @@ func previewOf(t *testing.T, current, edited *fnv1.RunFunctionRequest) *model.Pr
 		t.Fatalf("the preview refuses: %s", p.Refused.Message)
 	}
 	return p
+}
+
+// TestPreviewEnvironmentEdit: an edit of an EnvironmentConfig is previewed per cluster as
+// the function would carry it out: nothing changes now but what follows the environment,
+// and adopting it changes what the backend declares, with that effect.
+func TestPreviewEnvironmentEdit(t *testing.T) {
+	type want struct {
+		settings        []string // summaries of the settings the edit changes
+		nowChanges      bool     // a native object changes at once
+		adoptingChanges bool     // a native object changes when the cluster adopts it
+	}
+	cases := []struct {
+		cluster string
+		edit    leafEdit
+		want    want
+	}{
+		{"gardener/legacy", leafEdit{"gardener.loadBalancerProvider", "ovn"}, want{
+			settings:        []string{"kept until adopted, then in place: data.gardener.loadBalancerProvider amphora -> ovn"},
+			adoptingChanges: true}},
+		{"gardener/namespaced", leafEdit{"gardener.credentialsBindingName", "rotated"}, want{
+			settings:   []string{"in place: data.gardener.credentialsBindingName openstack-credentials -> rotated (Gardener reconciles the infrastructure with the new credentials)"},
+			nowChanges: true, adoptingChanges: true}},
+		{"magnum/legacy", leafEdit{"magnum.masterFlavor", "SCS-4V-8"}, want{
+			settings: []string{"kept for good: data.magnum.masterFlavor SCS-2V-4 -> SCS-4V-8 (Magnum cannot change it without a new cluster)"}}},
+		{"clusterstack/namespaced", leafEdit{"clusterStack.variables.controlPlaneFlavor", "SCS-4V-8"}, want{
+			settings:        []string{`kept until adopted, then control plane rolls: data.clusterStack.variables {"controlPlaneFlavor":"SCS-2V-4","identityRef":{"cloudName":"openstack","name":"openstack"},"networkExternalID":"ebfe5546-f09f-4f42-ab54-094e457d42ec"} -> {"controlPlaneFlavor":"SCS-4V-8","identityRef":{"cloudName":"openstack","name":"openstack"},"networkExternalID":"ebfe5546-f09f-4f42-ab54-094e457d42ec"}`},
+			adoptingChanges: true}},
+	}
+	ready := map[string]readyCluster{}
+	for _, c := range readyClusters(t) {
+		ready[c.name] = c
+	}
+	for _, tc := range cases {
+		t.Run(tc.cluster+"/"+tc.edit.path, func(t *testing.T) {
+			c := ready[tc.cluster]
+			in, err := decodeInput(c.req, model.Options{ConnectionSecretNamespace: defaultConnectionSecretNamespace})
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := proto.Clone(c.req).(*fnv1.RunFunctionRequest)
+			editEnvironmentLeaf(t, edited, c.environment, tc.edit)
+			config := &unstructured.Unstructured{}
+			for _, item := range edited.GetRequiredResources()["environments"].GetItems() {
+				if o := item.GetResource().AsMap(); o["metadata"].(map[string]any)["name"] == c.environment {
+					config.Object = o
+				}
+			}
+			fetch := func(name string, _ model.Selector) ([]*unstructured.Unstructured, error) {
+				return in.Required[name], nil
+			}
+			p, err := input.PreviewEnvironment(all.Registry(), in, config, fetch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var settings []string
+			for _, s := range p.Settings {
+				settings = append(settings, s.Summary())
+			}
+			got := want{settings: settings, nowChanges: len(p.Now.Objects) > 0, adoptingChanges: len(p.Adopting.Objects) > 0}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+			if p.Now.Refused != nil || p.Adopting.Refused != nil {
+				t.Errorf("refused: now %v, adopting %v", p.Now.Refused, p.Adopting.Refused)
+			}
+		})
+	}
 }

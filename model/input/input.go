@@ -203,3 +203,75 @@ func Preview(reg *model.Registry, in model.Input, edited *kaasv1alpha1.XSCSClust
 	}
 	return model.PreviewEdit(current, next, err), nil
 }
+
+// EnvironmentPreview is what an edit of an EnvironmentConfig means for one cluster of it.
+type EnvironmentPreview struct {
+	// Settings are the settings of the cluster's backend whose value the edit changes;
+	// Kept ones the cluster keeps until it adopts them.
+	Settings []model.SettingEdit `json:"settings,omitempty"`
+	// Now is what the edit does to the cluster at once: only the settings that follow the
+	// environment change its native objects.
+	Now *model.Preview `json:"now"`
+	// Adopting is what adopting the edited environment's values then would do.
+	Adopting *model.Preview `json:"adopting"`
+}
+
+// PreviewEnvironment renders a cluster as it is, with an edited EnvironmentConfig in place
+// of the one of the same name (edited), and with that edit adopted, all with the same
+// observed state, and says what the edit would do to the cluster now and what adopting it
+// would do (model.PreviewEdit). fetch answers the requirements as for Preview.
+func PreviewEnvironment(reg *model.Registry, in model.Input, edited *unstructured.Unstructured, fetch Fetch) (*EnvironmentPreview, error) {
+	current, err := Resolve(reg, in, fetch)
+	if err != nil {
+		return nil, fmt.Errorf("the cluster as it is cannot be rendered, so no edit of its environment can be previewed: %w", err)
+	}
+	var fetchErr error
+	var original *unstructured.Unstructured
+	withEdit := func(name string, sel model.Selector) ([]*unstructured.Unstructured, error) {
+		objs, err := fetch(name, sel)
+		if err != nil {
+			fetchErr = err
+			return nil, err
+		}
+		if name != model.EnvironmentsRequirement {
+			return objs, nil
+		}
+		out := make([]*unstructured.Unstructured, 0, len(objs))
+		for _, o := range objs {
+			if o.GetName() == edited.GetName() {
+				original, o = o, edited
+			}
+			out = append(out, o)
+		}
+		return out, nil
+	}
+	render := func(annotations map[string]string) (*model.Output, error) {
+		e := in
+		e.Required = nil // fetched again, with the edit
+		e.Cluster = in.Cluster.DeepCopy()
+		e.Cluster.Annotations = annotations
+		return Resolve(reg, e, withEdit)
+	}
+	now, nowErr := render(in.Cluster.Annotations)
+	adopt := maps.Clone(in.Cluster.Annotations)
+	if adopt == nil {
+		adopt = map[string]string{}
+	}
+	adopt[kaasv1alpha1.AnnotationAdoptEnvironment] = current.Status.Backend.Adopted + "+preview"
+	adopted, adoptErr := render(adopt)
+	if fetchErr != nil {
+		return nil, fetchErr
+	}
+	if original == nil {
+		return nil, fmt.Errorf("the cluster's environment is not EnvironmentConfig %s", edited.GetName())
+	}
+	p := &EnvironmentPreview{Now: model.PreviewEdit(current, now, nowErr), Adopting: model.PreviewEdit(current, adopted, adoptErr)}
+	before, errB := model.DecodeEnvironment(current.Environment.Name, original)
+	after, errA := model.DecodeEnvironment(current.Environment.Name, edited)
+	if errB == nil && errA == nil {
+		if p.Settings, err = model.EnvironmentEdits(current.Backend, before, after, current.Spec.Kubernetes.Version); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
