@@ -173,7 +173,11 @@ require (
 	github.com/valyala/fastjson v1.6.10 // indirect
 	github.com/valyala/fastrand v1.1.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
-	github.com/valyala/gozstd v1.24.0 // indirect
+	// At least v1.25.0, the first whose bundled libzstd is built with -fPIC. Gardener's validation
+	// reaches gozstd and cli-runtime reaches package plugin, with which Go links cgo binaries
+	// with -z nocopyreloc: v1.24.0's archive then fails to link whenever cgo is on, as in a
+	// plain go build or go install on a machine with gcc (issue 43, docs/cli.md).
+	github.com/valyala/gozstd v1.25.0 // indirect
 	github.com/valyala/histogram v1.2.0 // indirect
 	github.com/valyala/quicktemplate v1.8.0 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
