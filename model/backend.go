@@ -7,61 +7,47 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
-// LabelCluster names, on every native object a backend renders, the composite resource it
-// belongs to.
+// LabelCluster names, on every native object a backend renders, the cluster it belongs to.
 const LabelCluster = "kaas.scs.community/cluster"
 
-// A Backend translates the portable cluster spec into the native objects of one cluster
-// stack, and their observed state back into the normalised status. It is a translator
-// only: where its objects live, how they are wrapped, read back, labelled and protected is
-// the Placement's business (Request.Place), and the conditions every backend shares are
-// the Registry's. Implementations are stateless and safe for concurrent use.
+// A Backend translates the portable spec into the native objects of one cluster stack, and
+// their observed state back into the normalised status. Where its objects live is the
+// Placement's business (Request.Place), the shared conditions the Registry's.
+// Implementations are stateless and safe for concurrent use.
 type Backend interface {
 	// Type names the backend; EnvironmentConfigs select it with data.backend.
 	Type() kaasv1alpha1.BackendType
 
-	// Capabilities declare what the backend does with each portable field; the warnings
-	// for fields it cannot honour and docs/capabilities.md come from them.
+	// Capabilities declare what the backend does with each portable field.
 	Capabilities() Capabilities
 
-	// ValidateEnvironment checks the backend's section of an environment. Paths are
-	// relative to the EnvironmentConfig's data.
+	// ValidateEnvironment checks the backend's section; paths are relative to data.
 	ValidateEnvironment(env *Environment) field.ErrorList
 
-	// Settings are the backend's environment settings that reach a cluster's native
-	// objects (the region is every backend's): the garden or management cluster, a
-	// ProviderConfig, a namespace. Reconcile keeps their values for the cluster's life
-	// (keepSettings), so that an edit reaches new clusters only.
+	// Settings are the settings of its section that reach a cluster's native objects;
+	// Reconcile keeps their values per cluster (keepSettings).
 	Settings() []Setting
 
-	// NameLength is the longest cluster name the backend's native objects allow in the
-	// environment, with room for every name derived from it. New clusters get a name of
-	// at most this length (NativeName); it must be at least 8.
+	// NameLength is the longest cluster name the native objects allow in env, with room for
+	// every name derived from it; at least 8.
 	NameLength(env *Environment) int
 
-	// Requirements lists further resources the backend must read before it can render,
-	// keyed by a name that is unique across backends (for example the ClusterStackRelease
-	// objects of a Cluster Stacks namespace). It depends only on the environment and the
-	// cluster, never on what was fetched, so that it settles after one round.
+	// Requirements are further resources to read before rendering, by a name unique across
+	// backends. They depend on the environment and the cluster only, never on what was
+	// fetched, so that they settle after one round.
 	Requirements(req *Request) map[string]Selector
 
-	// Translate reads the observed native objects once, checks what only this backend
-	// restricts (against them: changes its native API cannot make in place), and when the
-	// spec passes, renders the native objects and the normalised status. It is
-	// deterministic. Observed state it cannot read is an error (see Unreadable).
+	// Translate reads the observed native objects once, refuses what its native API cannot
+	// change in place, and renders the native objects and the status, deterministically.
+	// Observed state it cannot read is an error (Unreadable).
 	Translate(req *Request) (*Translation, error)
 }
 
 // Translation is what a backend made of one request.
 type Translation struct {
-	// Invalid lists what the backend refuses, each with the path of the portable field or
-	// environment setting. When set, nothing else is.
-	Invalid field.ErrorList
-
-	// Rendering are the native objects.
-	Rendering *Rendering
-
-	// Observation is the normalised view of the observed native objects.
+	// Invalid is what the backend refuses, by field path; when set, nothing else is.
+	Invalid     field.ErrorList
+	Rendering   *Rendering
 	Observation *Observation
 }
 
@@ -71,8 +57,8 @@ type ObservedResource struct {
 	ConnectionDetails map[string][]byte
 }
 
-// Selector selects resources a backend needs to read, like a Crossplane required resource.
-// Exactly one of MatchName and MatchLabels is used; neither lists all objects of the kind.
+// Selector selects resources to read, like a Crossplane required resource: by MatchName or
+// else MatchLabels (empty: every object of the kind).
 type Selector struct {
 	APIVersion  string
 	Kind        string
@@ -85,17 +71,12 @@ type Selector struct {
 type Rendering struct {
 	// Resources are the native objects, in a stable order.
 	Resources []Resource
-
-	// Unsupported lists portable fields that are set but that this backend cannot honour.
-	// They do not stop rendering; callers surface them as warnings.
+	// Unsupported are set fields the backend cannot honour: warned of, not refused.
 	Unsupported []Unsupported
-
 	// NativeRef points at the backend's own object for the cluster.
 	NativeRef *kaasv1alpha1.ObjectReference
-
-	// EnvironmentChanges name backend settings of the environment that changed since the
-	// cluster was created and that the cluster keeps as they were (for example a machine
-	// image): they join the EnvironmentUpToDate condition.
+	// EnvironmentChanges are settings the cluster keeps although the environment changed
+	// (a machine image, say); they join the EnvironmentUpToDate condition.
 	EnvironmentChanges []string
 }
 
@@ -103,9 +84,8 @@ type Rendering struct {
 type Resource struct {
 	Name   string
 	Object *unstructured.Unstructured
-	// Disposable says that deleting the resource loses nothing of the cluster, whatever
-	// its deletion policy: an admin kubeconfig, the composed kubeconfig Secret, what reads
-	// objects (collections, observe-only Objects). The cluster's deletion policy ignores it.
+	// Disposable says that deleting it loses nothing of the cluster (an admin kubeconfig,
+	// the kubeconfig Secret, collections, observe-only Objects): deletionPolicy ignores it.
 	Disposable bool
 }
 
@@ -119,20 +99,16 @@ type Unsupported struct {
 
 // Observation is the normalised view of the observed native objects.
 type Observation struct {
-	// Status is the normalised status. Backend is filled in by the caller.
+	// Status is the normalised status; Reconcile fills in Backend.
 	Status kaasv1alpha1.ClusterStatus
-
 	// Ready is true when the cluster is up to date and healthy.
 	Ready bool
-
 	// ResourceReady says, per resource name, whether that native object is ready.
 	ResourceReady map[string]bool
-
-	// Conditions carry the backend's own verdict, with its reasons and messages.
+	// Conditions carry the backend's own verdict.
 	Conditions []Condition
-
-	// ConnectionDetails are the credentials and endpoints of the cluster (see
-	// ConnectionKey*). They are secret: never log them.
+	// ConnectionDetails are the cluster's credentials and endpoints (ConnectionKey*).
+	// Secret: never log them.
 	ConnectionDetails map[string][]byte
 }
 
@@ -164,8 +140,8 @@ const (
 	ConditionUnknown ConditionStatus = "Unknown"
 )
 
-// MaxMessageLength bounds messages that backends copy from native systems into conditions:
-// enough for an error with its context, short enough for kubectl describe.
+// MaxMessageLength bounds messages copied from native systems into conditions: enough for an
+// error with its context, short enough for kubectl describe.
 const MaxMessageLength = 1024
 
 // Truncate shortens a message to MaxMessageLength.
@@ -176,9 +152,8 @@ func Truncate(s string) string {
 	return s[:MaxMessageLength-3] + "..."
 }
 
-// NotCreated is the BackendReady condition while the cluster's native object does not exist
-// yet: what names it ("the Shoot"), where says where it will live ("in the garden cluster";
-// may be empty).
+// NotCreated is the BackendReady condition while the native object does not exist yet: what
+// names it ("the Shoot"), where says where it will live (may be empty).
 func NotCreated(what, where string) Condition {
 	msg := what + " does not exist"
 	if where != "" {

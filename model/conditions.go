@@ -12,14 +12,12 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
-// The conditions of the composite and its claim are decided here, every one but the
-// backend's own verdict (BackendReady, and KubeconfigReady where the backend knows about
-// expiry and renewal), which its observation carries. Callers only map them to their API.
+// Every condition of the composite is decided here but the backend's own verdict
+// (BackendReady, and KubeconfigReady where it knows about expiry); callers only map them.
 
-// sharedConditions adds to the backend's observation the conditions every backend shares:
-// KubeconfigReady where the backend gives no verdict of its own, EnvironmentUpToDate
-// (changes: what the cluster keeps although its environment names something else now),
-// VersionSupported and BackendSynced (synced). The events are those a team must hear of.
+// sharedConditions adds the conditions every backend shares to its observation:
+// KubeconfigReady unless the backend gives it, EnvironmentUpToDate (changes),
+// VersionSupported and BackendSynced (synced), with the events a team must hear of.
 func sharedConditions(obs *Observation, env *Environment, spec *kaasv1alpha1.ClusterSpec, status *kaasv1alpha1.ClusterStatus,
 	changes []string, synced Condition, kubeconfigExpires, now time.Time) (*Observation, []Event) {
 	version, events := versionCondition(env, spec, status.Kubernetes, status.Offered, now)
@@ -36,9 +34,8 @@ func sharedConditions(obs *Observation, env *Environment, spec *kaasv1alpha1.Clu
 	return &out, events
 }
 
-// compositeConditions are every condition of a rendered cluster in the order callers set
-// them: Rendered, Stalled, the observation's, SpecSupported. The events gain a Warning for
-// each field the backend cannot honour, before the others.
+// compositeConditions are every condition in the order callers set them, and the events
+// with a Warning for each field the backend cannot honour first.
 func compositeConditions(env *Environment, status *kaasv1alpha1.ClusterStatus, observed []Condition, unsupported []Unsupported, events []Event) ([]Condition, []Event) {
 	out := []Condition{
 		{Type: kaasv1alpha1.ConditionRendered, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonRendered,
@@ -50,8 +47,7 @@ func compositeConditions(env *Environment, status *kaasv1alpha1.ClusterStatus, o
 	return append(out, supported), append(warnings, events...)
 }
 
-// stalledCondition says whether the cluster can progress without a change by someone: not
-// when its backend gave up on it (phase Failed, in the backend's words from BackendReady).
+// stalledCondition is True when the backend gave up (phase Failed), in BackendReady's words.
 func stalledCondition(phase kaasv1alpha1.Phase, observed []Condition) Condition {
 	if phase == kaasv1alpha1.PhaseFailed {
 		for _, c := range observed {
@@ -63,8 +59,7 @@ func stalledCondition(phase kaasv1alpha1.Phase, observed []Condition) Condition 
 	return Condition{Type: kaasv1alpha1.ConditionStalled, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonRendered, Message: "the function renders the cluster"}
 }
 
-// specSupportedCondition reports the portable fields the backend cannot honour, as a
-// condition that stays visible and a Warning for each.
+// specSupportedCondition reports the fields the backend cannot honour, with a Warning each.
 func specSupportedCondition(unsupported []Unsupported) (Condition, []Event) {
 	if len(unsupported) == 0 {
 		return Condition{Type: kaasv1alpha1.ConditionSpecSupported, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonAllFieldsHonoured,
@@ -82,8 +77,7 @@ func specSupportedCondition(unsupported []Unsupported) (Condition, []Event) {
 		Message: strings.Join(msgs, "; ")}, warnings
 }
 
-// RefusalConditions are the conditions of a cluster whose rendering was refused: not
-// Rendered, and Stalled until someone changes what the message names.
+// RefusalConditions are a refused cluster's: not Rendered, Stalled until someone acts.
 func RefusalConditions(reason, message string) []Condition {
 	return []Condition{
 		{Type: kaasv1alpha1.ConditionRendered, Status: ConditionFalse, Reason: reason, Message: message},
@@ -91,12 +85,9 @@ func RefusalConditions(reason, message string) []Condition {
 	}
 }
 
-// kubeconfigCondition says whether a kubeconfig was delivered, for backends that give no
-// verdict of their own on it (one that knows about expiry and renewal does). Where the
-// kubeconfig's credentials say when they expire and the caller gives the time, an expired
-// one is Expired and one about to expire is warned of: the backend renews it (a
-// KubeadmControlPlane rotates its kubeconfig Secret, which the claim's follows) or the
-// cluster's users must know.
+// kubeconfigCondition says whether a kubeconfig was delivered, Expired or about to expire,
+// where the credentials and the caller say when: the backend renews it or the users must
+// know (docs/kubeconfig.md).
 func kubeconfigCondition(obs *Observation, expires, now time.Time) (Condition, *Event) {
 	raw := obs.ConnectionDetails[ConnectionKeyKubeconfig]
 	if len(raw) == 0 {
@@ -137,8 +128,7 @@ func adoptionEvents(env *Environment, k kept) []Event {
 	return out
 }
 
-// environmentCondition says whether the cluster uses what its environment offers and
-// defaults today.
+// environmentCondition says whether the cluster uses what its environment offers today.
 func environmentCondition(env *Environment, changes []string) Condition {
 	if len(changes) == 0 {
 		return Condition{Type: kaasv1alpha1.ConditionEnvironmentUpToDate, Status: ConditionTrue, Reason: kaasv1alpha1.ReasonUpToDate,
@@ -155,25 +145,19 @@ const (
 	ManagedConditionSynced = "Synced"
 )
 
-// errCreateFailed starts the message of a managed resource's Synced condition when its
-// provider saw that the external object does not exist and could not create it
-// (crossplane-runtime's managed reconciler).
+// errCreateFailed starts crossplane-runtime's Synced message when a provider could not
+// create a missing external object.
 const errCreateFailed = "create failed"
 
-// createFailed says whether a managed resource's provider found its external object
-// missing and failed to create it: then nothing exists behind it, whatever was applied.
+// createFailed says whether nothing exists behind a managed resource, whatever was applied.
 func createFailed(u *unstructured.Unstructured) bool {
 	s := ConditionOf(u, ManagedConditionSynced)
 	return s.Found && s.Status == string(ConditionFalse) && strings.HasPrefix(s.Message, errCreateFailed)
 }
 
-// syncedCondition is the BackendSynced condition: whether the providers applied what the
-// backend rendered, in their own words where they did not. Resources of other pipeline
-// steps, and the kubeconfig Secret the model composes, are not the backend's and not
-// looked at. A composed resource without a Synced
-// condition that is not a managed resource (a local Cluster API Cluster) was applied by
-// Crossplane itself once it is observed; a refusal of it is Crossplane's to report, on the
-// composite.
+// syncedCondition is BackendSynced: whether the providers applied what the backend
+// rendered, in their words where not. A plain object (a local Cluster API Cluster) is
+// applied once observed; a refusal of it is Crossplane's to report.
 func syncedCondition(rendered []Resource, observed map[string]ObservedResource) Condition {
 	var failed, pending []string
 	for _, r := range rendered {
@@ -209,18 +193,15 @@ func syncedCondition(rendered []Resource, observed map[string]ObservedResource) 
 	return c
 }
 
-// isManaged says whether a composed resource is a Crossplane managed resource, which its
-// provider reports on with a Synced condition.
+// isManaged says whether a composed resource is a managed resource, with a Synced condition.
 func isManaged(u *unstructured.Unstructured) bool {
 	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "forProvider")
 	_, ok := v.(map[string]any)
 	return ok
 }
 
-// versionCondition says where the minor the cluster runs is in its life, and the path on:
-// the VersionSupported condition, and the events a team must hear of while it holds (a
-// minor deprecated, expiring, expired or no longer offered; an upgrade under way). now is
-// the time of the call; zero, expiration dates are not compared.
+// versionCondition is VersionSupported, where the running minor is in its life and the
+// path on, with the events a team must hear of. A zero now compares no expiration date.
 func versionCondition(env *Environment, spec *kaasv1alpha1.ClusterSpec, running *kaasv1alpha1.KubernetesStatus, offered *kaasv1alpha1.OfferedStatus, now time.Time) (Condition, []Event) {
 	var events []Event
 	current := spec.Kubernetes.Version

@@ -11,17 +11,14 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
-// DefaultCNI is the network plugin when neither the cluster nor the environment names one.
-// Cilium supports NetworkPolicy (SCS standard scs-0219) and is what Cluster Stacks ship.
+// DefaultCNI is the network plugin when neither the cluster nor the environment names one:
+// Cilium supports NetworkPolicy (scs-0219) and is what Cluster Stacks ship.
 const DefaultCNI = kaasv1alpha1.CNICilium
 
-// Default returns the spec with every field the cluster leaves out filled in: from the
-// purpose (production turns on a highly available control plane and deletion protection),
-// then from what the environment defaulted when the cluster and its pools were created
-// (kept, from the cluster's status.defaulted), and only for what was never defaulted (a new
-// cluster, a new pool) from the environment's defaults and catalog as they are now. So an
-// environment edit never reshapes an existing cluster. The input is not modified: Default
-// never writes through a pointer or slice of its arguments.
+// Default fills in what the spec leaves out: from the purpose (production turns on high
+// availability and deletion protection), then from kept (status.defaulted), and only for
+// what was never defaulted (a new cluster or pool) from the environment as it is now, so
+// that an environment edit never reshapes a cluster. It never writes through its arguments.
 func Default(in kaasv1alpha1.ClusterSpec, env *Environment, kept *kaasv1alpha1.DefaultedValues) kaasv1alpha1.ClusterSpec {
 	out := in
 	if out.Purpose == "" {
@@ -63,14 +60,10 @@ func Default(in kaasv1alpha1.ClusterSpec, env *Environment, kept *kaasv1alpha1.D
 	return out
 }
 
-// defaultZones are the zones a new pool that names none is given: as many of the
-// environment's zones, in the catalog's order, as the pool can have nodes (its count, or its
-// autoscaling maximum). A pool of one node then runs in the first zone, where spreading it
-// over three would leave two zones empty, which Gardener refuses for pools that run system
-// components and other backends turn into node groups of size zero. A pool as large as the
-// zones or larger, or one without a size yet, spreads over all of them. Like every default
-// the result is kept for the pool's life (status.defaulted): a pool that grows later stays
-// in its zones, and a team that wants the spread names the zones.
+// defaultZones are the zones of a new pool that names none: as many of the catalog's, in
+// order, as it can have nodes (count or autoscaling max), else all: an empty zone is refused
+// by Gardener for system pools and a node group of size zero elsewhere. Kept for the pool's
+// life: a pool that grows later stays in its zones.
 func defaultZones(pool *kaasv1alpha1.NodePool, offered []string) []string {
 	var size int32
 	switch {
@@ -86,9 +79,8 @@ func defaultZones(pool *kaasv1alpha1.NodePool, offered []string) []string {
 }
 
 // defaultNetwork fills the network. Once a cluster has a record of its defaults, the record
-// decides every range the spec leaves out, an empty one included: spec.network cannot lose
-// a field once set, so a range left out now was left out at creation too, and a default the
-// environment added since must not reach the cluster.
+// decides every range the spec leaves out, an empty one included: spec.network cannot lose a
+// field once set, so a default the environment added since must not reach the cluster.
 func defaultNetwork(in *kaasv1alpha1.NetworkSpec, env *Environment, kept *kaasv1alpha1.DefaultedValues) *kaasv1alpha1.NetworkSpec {
 	out := kaasv1alpha1.NetworkSpec{}
 	if in != nil {
@@ -120,9 +112,8 @@ func defaultNetwork(in *kaasv1alpha1.NetworkSpec, env *Environment, kept *kaasv1
 	return &out
 }
 
-// keptPool returns the record of the pool named name. A name recorded twice has no usable
-// record: it comes from a spec with two pools of one name (which the API refuses), and
-// applying the first pool's record to the second would change what it was given.
+// keptPool returns the record of the pool named name. A name recorded twice (from a spec the
+// API refuses) has none: the first pool's record would change what the second was given.
 func keptPool(kept *kaasv1alpha1.DefaultedValues, name string) (kaasv1alpha1.DefaultedNodePool, bool) {
 	if kept == nil {
 		return kaasv1alpha1.DefaultedNodePool{}, false
@@ -137,11 +128,9 @@ func keptPool(kept *kaasv1alpha1.DefaultedValues, name string) (kaasv1alpha1.Def
 	return found, n == 1
 }
 
-// Defaulted records what Default filled in that is not the user's and outlives the
-// environment's settings: the network and, per pool, the zones and root disk. The cluster
-// keeps the record in status.defaulted. It is never nil, even when nothing was filled in:
-// an empty record still says that a default the environment adds later is not this
-// cluster's.
+// Defaulted records, for status.defaulted, what Default filled in of the network and, per
+// pool, the zones and root disk. Never nil: an empty record still says that a default the
+// environment adds later is not this cluster's.
 func Defaulted(in, out *kaasv1alpha1.ClusterSpec) *kaasv1alpha1.DefaultedValues {
 	rec := &kaasv1alpha1.DefaultedValues{}
 	n := kaasv1alpha1.DefaultedNetwork{}
@@ -179,9 +168,8 @@ func Defaulted(in, out *kaasv1alpha1.ClusterSpec) *kaasv1alpha1.DefaultedValues 
 	return rec
 }
 
-// maintenanceDefaults are the maintenance defaults of the cluster: those the environment
-// gave it when it was created (status.defaulted.maintenance), or, where none were recorded
-// (a new cluster, or one created before they were), the environment's now.
+// maintenanceDefaults are the cluster's maintenance defaults: as recorded at its creation,
+// else the environment's now.
 func maintenanceDefaults(env *Environment, kept *kaasv1alpha1.DefaultedValues) kaasv1alpha1.MaintenanceSpec {
 	if kept != nil && kept.Maintenance != nil {
 		return *kept.Maintenance
@@ -189,8 +177,7 @@ func maintenanceDefaults(env *Environment, kept *kaasv1alpha1.DefaultedValues) k
 	return env.Defaults.Maintenance
 }
 
-// maintenanceRecord is what the maintenance defaults gave a spec that leaves them out: the
-// part of status.defaulted the cluster keeps them in.
+// maintenanceRecord is what the maintenance defaults gave the spec, for status.defaulted.
 func maintenanceRecord(in *kaasv1alpha1.MaintenanceSpec, d kaasv1alpha1.MaintenanceSpec) *kaasv1alpha1.MaintenanceSpec {
 	given := kaasv1alpha1.MaintenanceSpec{AutoUpdate: &kaasv1alpha1.AutoUpdate{}}
 	if in != nil {
@@ -255,9 +242,8 @@ func defaultMaintenance(in *kaasv1alpha1.MaintenanceSpec, version string, d kaas
 
 func ptrTo[T any](v T) *T { return &v }
 
-// explainDefaults adds, to each refusal of a value the spec does not set, where the value
-// came from: the environment setting that filled it in. A team that never wrote a zone or a
-// network range would not understand a refusal of it otherwise.
+// explainDefaults adds to each refusal of a value the spec does not set the environment
+// setting that filled it in: a team that never wrote it would not understand otherwise.
 func explainDefaults(errs field.ErrorList, given *kaasv1alpha1.ClusterSpec, defaulted *kaasv1alpha1.DefaultedValues, env *Environment) field.ErrorList {
 	sources := map[string]string{}
 	if defaulted != nil && defaulted.Network != nil {
@@ -300,11 +286,9 @@ func explainDefaults(errs field.ErrorList, given *kaasv1alpha1.ClusterSpec, defa
 	return out
 }
 
-// adoptDefaults is the record of what the environment defaulted, as a cluster that adopts
-// its environment's values keeps it: the maintenance defaults and the root disk of its
-// pools taken anew from the environment, where the backend can change them in place. The
-// network and the zones stay: no backend changes them in place (EnvironmentUpToDate says
-// where the environment differs).
+// adoptDefaults is the record of defaults of a cluster that adopts its environment's
+// values: maintenance and root disks taken anew where the backend can change them in place.
+// The network and zones stay: no backend changes them in place.
 func adoptDefaults(kept *kaasv1alpha1.DefaultedValues, env *Environment, caps Capabilities) *kaasv1alpha1.DefaultedValues {
 	if kept == nil {
 		return nil

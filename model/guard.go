@@ -1,6 +1,5 @@
 // The guard: every rule that refuses to go on because going on would replace, take over,
-// drop or expose what exists. A refusal is a Fatal result: Crossplane changes nothing.
-// Each rule takes what it needs and returns an error or nil; none changes its arguments.
+// drop or expose what exists (docs/reliability.md). None changes its arguments.
 package model
 
 import (
@@ -15,8 +14,8 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
-// checkBackendKept refuses an environment that now names another backend than the one the
-// cluster was built by (pinned; empty for a new cluster): switching would replace it.
+// checkBackendKept refuses an environment that names another backend than the one that
+// built the cluster (pinned; empty for a new one): switching would replace it.
 func checkBackendKept(env *Environment, pinned kaasv1alpha1.BackendType) error {
 	if pinned == "" || env.Backend == pinned {
 		return nil
@@ -25,8 +24,8 @@ func checkBackendKept(env *Environment, pinned kaasv1alpha1.BackendType) error {
 		env.Name, env.ConfigName, env.Backend, pinned)
 }
 
-// guardObserved refuses what the observed composed resources forbid: resources of another
-// backend, an Object that passes on a Secret's data, a native object of another cluster.
+// guardObserved refuses resources of another backend, an Object that passes on a Secret's
+// data, and a native object of another cluster.
 func (r *Registry) guardObserved(backend Backend, observed map[string]ObservedResource, id Identity) error {
 	if err := r.checkObservedBackends(backend, observed); err != nil {
 		return err
@@ -37,10 +36,8 @@ func (r *Registry) guardObserved(backend Backend, observed map[string]ObservedRe
 	return checkOwnership(backend.Type(), observed, id)
 }
 
-// checkObservedBackends refuses to go on when an observed resource was created by another
-// backend than the one the environment names: the other backend's objects would be
-// deleted, and with them the cluster. Every backend of the API counts, including those
-// this program does not support.
+// checkObservedBackends refuses resources of another backend, which would be deleted with
+// the cluster; every backend of the API counts, supported here or not.
 func (r *Registry) checkObservedBackends(backend Backend, observed map[string]ObservedResource) error {
 	var foreign []string
 	for name := range observed {
@@ -56,10 +53,9 @@ func (r *Registry) checkObservedBackends(backend Backend, observed map[string]Ob
 		backend.Type(), strings.Join(foreign, ", "))
 }
 
-// checkSecretsSanitized refuses to go on while a provider-kubernetes Object of the cluster
-// carries a Secret's data (a kubeconfig) in its status: the function must not pass on what
-// it should never have been shown, and the platform team must know at once. The message
-// names the Object, never the data.
+// checkSecretsSanitized refuses while an Object carries a Secret's data in its status: the
+// function must not pass on what it should never have been shown, and the platform team
+// must know at once. The message names the Object, never the data.
 func checkSecretsSanitized(observed map[string]ObservedResource) error {
 	var exposed []string
 	for name, o := range observed {
@@ -75,9 +71,8 @@ func checkSecretsSanitized(observed map[string]ObservedResource) error {
 		strings.Join(exposed, ", "))
 }
 
-// checkOwnership refuses to go on when a native object the backend observes carries the
-// identity of another cluster: two clusters whose names collide in the backend, where the
-// second would take over the first's object.
+// checkOwnership refuses a native object with another cluster's identity: their names
+// collide in the backend, and this cluster would take it over.
 func checkOwnership(backend kaasv1alpha1.BackendType, observed map[string]ObservedResource, id Identity) error {
 	for _, name := range backendResources(backend, observed) {
 		u := observed[name].Object
@@ -94,12 +89,9 @@ func checkOwnership(backend kaasv1alpha1.BackendType, observed map[string]Observ
 	return nil
 }
 
-// objectKeyPart is one part of what makes a composed resource the object it is. Changing any
-// of them under an existing resource name makes Crossplane or the resource's provider create
-// another object and delete or abandon the first: another kind or name is a new composed
-// object; another ProviderConfig is another garden, management cluster or cloud project;
-// another target (the object a provider-kubernetes Object manages, what a collection
-// observes) is another object there.
+// objectKeyPart is a part of what makes a composed resource the object it is: changing one
+// makes Crossplane or its provider create another object and delete or abandon the first
+// (another ProviderConfig is another garden, management cluster or cloud project).
 type objectKeyPart struct {
 	what string
 	get  func(*unstructured.Unstructured) string
@@ -114,9 +106,7 @@ var objectKeyParts = append([]objectKeyPart{
 	{"ProviderConfig kind", func(u *unstructured.Unstructured) string { return nestedString(u, "spec", "providerConfigRef", "kind") }},
 }, append(targetParts("managed object", "spec", "forProvider", "manifest"), targetParts("observed objects", "spec", "observeObjects")...)...)
 
-// targetParts are the parts of what the object at path points at (the manifest of a
-// provider-kubernetes Object, what a collection observes): apiVersion, kind, namespace and
-// name.
+// targetParts are the key parts of what the object at path points at.
 func targetParts(what string, path ...string) []objectKeyPart {
 	get := func(field ...string) func(*unstructured.Unstructured) string {
 		return func(u *unstructured.Unstructured) string {
@@ -141,13 +131,10 @@ func nestedString(u *unstructured.Unstructured, path ...string) string {
 	return s
 }
 
-// checkObjectKeys refuses desired resources that would give an existing composed resource
-// another object key (objectKeyParts), whether or not its provider has reported it: that
-// would replace it. A part the observed object does not carry (a default the API server
-// adds, or a field an older version did not set) is not compared. The message names the
-// environment settings that point at the new value, which keepSettings keeps for clusters
-// it knows; this is the net for those it does not (a cluster whose status was lost, a backup
-// restored).
+// checkObjectKeys refuses desired resources that would change an existing one's object key,
+// reported or not. A part the observed object lacks (an API server default, unset by an
+// older version) is not compared. keepSettings keeps the settings; this is the net where
+// the status was lost, and names the settings to restore.
 func checkObjectKeys(resources []Resource, observed map[string]ObservedResource, env *Environment, settings []Setting, minor string) error {
 	for _, res := range resources {
 		o, ok := observed[res.Name]
@@ -170,11 +157,9 @@ func checkObjectKeys(resources []Resource, observed map[string]ObservedResource,
 	return nil
 }
 
-// checkNothingDropped refuses a rendering that leaves out a composed resource of the
-// backend that exists: Crossplane would delete it, and with it a cluster or its nodes. The
-// one exception is a resource of a node pool the spec no longer has (labelled LabelNodePool):
-// removing a pool removes its node groups. Resources of earlier or later pipeline steps are
-// not the backend's and not checked.
+// checkNothingDropped refuses a rendering that leaves out an existing composed resource of
+// the backend, which Crossplane would delete, but one of a removed pool (LabelNodePool).
+// Resources of other pipeline steps are not checked.
 func checkNothingDropped(backend kaasv1alpha1.BackendType, resources []Resource, observed map[string]ObservedResource, spec *kaasv1alpha1.ClusterSpec) error {
 	desired := make(map[string]bool, len(resources))
 	for _, res := range resources {

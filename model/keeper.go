@@ -1,6 +1,5 @@
 // The keeper: every rule that keeps what exists and what was delivered when a rendering
-// alone would lose it. Each rule takes what it needs and returns a new value; none changes
-// its arguments.
+// alone would lose it (docs/reliability.md). None changes its arguments.
 package model
 
 import (
@@ -18,20 +17,16 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
-// kept is what keepSettings kept: the record of the pinned values the cluster has now, a
-// note for each the environment names otherwise, and with an adoption, what it took and
-// what it could not.
+// kept is what keepSettings kept: the pinned values, a note for each the environment names
+// otherwise, and with an adoption, what it took and what it could not.
 type kept struct {
 	record                    map[string]string
 	changes, adopted, refused []string
 }
 
-// keepSettings returns env with each pinned setting at the value the cluster keeps (record:
-// what status.backend.pinned recorded), and what it kept. A setting nothing was recorded
-// for (a new cluster, or a setting a newer version declares) takes the environment's value;
-// one that follows the environment always does. adopt takes the environment's values but
-// for those the backend cannot change in place (EffectRefused). minor is the Kubernetes
-// minor of the cluster's spec. env itself is not changed.
+// keepSettings returns a copy of env with each setting at the value record (the status')
+// keeps, and what it kept. A setting without a record, or one that follows, takes the
+// environment's value; adopt takes every value but those EffectRefused.
 func keepSettings(env *Environment, settings []Setting, record map[string]string, minor string, adopt bool) (*Environment, kept, error) {
 	out := *env
 	out.Environment = *env.Environment.DeepCopy()
@@ -81,8 +76,8 @@ func shownSetting(v string) string {
 	return v
 }
 
-// settingsNaming are the paths of the settings whose value is v in env: the ones to
-// restore when a composed resource would move to v.
+// settingsNaming are the settings whose value is v: those to restore when a resource would
+// move to v.
 func settingsNaming(env *Environment, settings []Setting, minor, v string) []string {
 	var out []string
 	for _, s := range settings {
@@ -93,16 +88,10 @@ func settingsNaming(env *Environment, settings []Setting, minor, v string) []str
 	return out
 }
 
-// Unobserved lists, sorted, the observed composed resources that manage a remote native
-// object which their provider has not reported yet: a provider-kubernetes Object without
-// status.atProvider.manifest (just created, a provider that has not synced, a restore from
-// backup). Such an object exists; only its state is unknown. It must neither be rendered as
-// new (that would drop what the backend chose for it and skip every check of an update)
-// nor left out (Crossplane would delete it), so Reconcile keeps it as it was last applied
-// until its state is known. Observe-only Objects are not listed: they change nothing. Nor
-// is an Object whose provider found its remote object missing and could not create it (an
-// admission plugin refused it): nothing exists behind it, and rendering it anew is how a
-// corrected spec gets there.
+// Unobserved lists, sorted, the provider-kubernetes Objects whose remote object is not
+// reported yet: it exists, so it is kept as last applied, neither rendered as new nor left
+// out (docs/reliability.md). Not listed: observe-only Objects, which change nothing, and
+// those whose create failed, which have nothing behind them and are rendered anew.
 func Unobserved(observed map[string]ObservedResource) []string {
 	var out []string
 	for name, o := range observed {
@@ -118,9 +107,8 @@ func Unobserved(observed map[string]ObservedResource) []string {
 	return out
 }
 
-// LastApplied is the desired form of an observed composed resource: what was applied last
-// (spec, or a Secret's data and type), without what the API server and the controllers
-// added (status, uid, resourceVersion, managed fields).
+// LastApplied is an observed composed resource as last applied: without status and the
+// metadata the API server and controllers add.
 func LastApplied(observed *unstructured.Unstructured) *unstructured.Unstructured {
 	meta := map[string]any{"name": observed.GetName()}
 	if ns := observed.GetNamespace(); ns != "" {
@@ -141,8 +129,7 @@ func LastApplied(observed *unstructured.Unstructured) *unstructured.Unstructured
 	return &unstructured.Unstructured{Object: out}
 }
 
-// keepUnobserved returns the resources with every unobserved one desired exactly as it was
-// last applied, whatever the backend rendered for it.
+// keepUnobserved desires every unobserved resource as last applied, whatever was rendered.
 func keepUnobserved(resources []Resource, observed map[string]ObservedResource, unobserved []string) []Resource {
 	out := slices.Clone(resources)
 	for _, name := range unobserved {
@@ -157,14 +144,10 @@ func keepUnobserved(resources []Resource, observed map[string]ObservedResource, 
 	return out
 }
 
-// keepUnknown keeps the observed composed resources that no backend renders under their
-// name (left by an older version of the function, or under a key since renamed) and that
-// can hold a cluster or its credentials: desired as they were last applied, with a warning
-// that names each. Crossplane would otherwise delete them, and with them a cluster or the
-// kubeconfig its users hold. Resources of other kinds are garbage-collected, as a change of
-// the composition intends. Those of a backend are checkNothingDropped's, and the kubeconfig
-// Secret is Reconcile's: composed while the namespaced composite asks for it, dropped when
-// its writeConnectionSecretToRef is removed, which is the user's to do (docs/reliability.md).
+// keepUnknown keeps, as last applied and with a warning, the observed resources under a
+// name no backend renders that can hold a cluster or its credentials, which Crossplane would
+// delete; other kinds are garbage-collected. A backend's are checkNothingDropped's; the
+// kubeconfig Secret goes when the composite no longer names one (docs/reliability.md).
 func (r *Registry) keepUnknown(resources []Resource, observed map[string]ObservedResource) ([]Resource, []Event) {
 	rendered := make(map[string]bool, len(resources))
 	for _, res := range resources {
@@ -191,8 +174,7 @@ func (r *Registry) keepUnknown(resources []Resource, observed map[string]Observe
 	return out, warnings
 }
 
-// holdingGroups are the API groups whose objects can hold a cluster or its credentials
-// (Cluster API's are every group ending in cluster.x-k8s.io).
+// holdingGroups are API groups whose objects can hold a cluster or its credentials.
 var holdingGroups = map[string]bool{
 	"core.gardener.cloud":                      true,
 	"containerinfra.openstack.crossplane.io":   true,
@@ -201,9 +183,7 @@ var holdingGroups = map[string]bool{
 	"gardener.m.kaas.scs.community":            true,
 }
 
-// HoldsCluster says whether a composed resource can hold a cluster or its credentials:
-// a provider-kubernetes Object (whatever it manages), a Cluster API object, a Shoot, a
-// Magnum kind of provider-openstack, an AdminKubeconfig, a Secret.
+// HoldsCluster says whether a composed resource can hold a cluster or its credentials.
 func HoldsCluster(u *unstructured.Unstructured) bool {
 	gvk := u.GroupVersionKind()
 	switch {
@@ -220,9 +200,8 @@ func HoldsCluster(u *unstructured.Unstructured) bool {
 // connectionKeys are the keys of the kubeconfig contract (docs/kubeconfig.md).
 var connectionKeys = []string{ConnectionKeyKubeconfig, ConnectionKeyEndpoint, ConnectionKeyCA}
 
-// Delivered are the connection details the cluster's users hold now: the data of the
-// namespaced composite's kubeconfig Secret as observed, or the legacy composite's
-// connection details (Input.ConnectionDetails), keys of the kubeconfig contract only.
+// Delivered are the connection details the cluster's users hold now, from the observed
+// kubeconfig Secret or the legacy composite's, keys of the kubeconfig contract only.
 func Delivered(in Input) map[string][]byte {
 	out := map[string][]byte{}
 	if s := in.Observed[ResourceKubeconfigSecret].Object; s != nil {
@@ -242,16 +221,10 @@ func Delivered(in Input) map[string][]byte {
 	return out
 }
 
-// keepDelivered makes what was delivered the memory of the connection details: an
-// observation without a kubeconfig (a provider restarting, an Object not reported yet, a
-// Secret not read, a provider's connection secret missing) does not take back the one
-// users hold, and a new delivery replaces the keys it brings and keeps the others. Crossplane
-// applies the composed kubeconfig Secret with server-side apply, so a key left out of it
-// would be removed from every consumer.
-//
-// While the kubeconfig is kept only from memory, KubeconfigReady says so (Stale), unless
-// the backend knows it no longer works (Expired, RenewalFailing): never Delivered with
-// nothing delivered now.
+// keepDelivered makes what was delivered the memory of the connection details: a new
+// delivery replaces the keys it brings, and none is taken back, as Crossplane's server-side
+// apply of the Secret would remove it from every consumer. Kept from memory, KubeconfigReady
+// is Stale, unless the backend knows it no longer works.
 func keepDelivered(obs *Observation, delivered map[string][]byte) *Observation {
 	if len(delivered) == 0 {
 		return obs
@@ -278,10 +251,9 @@ func keepDelivered(obs *Observation, delivered map[string][]byte) *Observation {
 	return &out
 }
 
-// unknownObservation is what can be said while a native object exists but its state is not
-// known: the status as last written stays (a Ready cluster does not turn Provisioning while
-// its provider restarts), the backend's verdict is Unknown, and the unobserved resources are
-// not ready.
+// unknownObservation is what can be said while a native object's state is not known: the
+// last status stays (a Ready cluster does not turn Provisioning while its provider
+// restarts), BackendReady is Unknown, and the unobserved resources are not ready.
 func unknownObservation(obs *Observation, previous *kaasv1alpha1.ClusterStatus, unobserved []string) *Observation {
 	out := *obs
 	out.Status = copyStatus(previous)

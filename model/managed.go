@@ -6,21 +6,19 @@ type Managed struct {
 	// Resource is the composition resource name.
 	Resource         string
 	APIVersion, Kind string
-	// Name is the object's name; Namespace is set for namespaced kinds only.
+	// Namespace is set for namespaced kinds only.
 	Name, Namespace string
-	// Labels and Annotations join the cluster's label.
+	// Labels and Annotations join the cluster's labels.
 	Labels, Annotations map[string]string
 	// Spec holds forProvider and initProvider; the rest is set here.
 	Spec map[string]any
-	// ProviderConfig names the provider's ProviderConfig; ProviderConfigKind is
-	// ProviderConfig or ClusterProviderConfig for namespaced kinds (empty: the provider's
-	// default).
+	// ProviderConfigKind is for namespaced kinds: ProviderConfig or ClusterProviderConfig
+	// (empty: the provider's default).
 	ProviderConfig, ProviderConfigKind string
-	// ConnectionSecret names the Secret the provider writes connection details to; empty
-	// for none. Cluster-scoped kinds write it to Options.ConnectionSecretNamespace,
-	// namespaced ones into their own namespace.
+	// ConnectionSecret names the Secret for connection details (empty: none): in
+	// Options.ConnectionSecretNamespace, or for namespaced kinds in their own namespace.
 	ConnectionSecret string
-	// NothingToKeep says that deleting the external resource loses nothing, so it is
-	// deleted even while the cluster is protected (an admin kubeconfig expires anyway).
+	// NothingToKeep says that deleting the external resource loses nothing (an admin
+	// kubeconfig expires anyway), so it is deleted even while the cluster is protected.
 	NothingToKeep bool
 }

@@ -10,24 +10,19 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
-// Placement says where a backend's native objects live, and so how they are composed and
-// read: in the cluster Crossplane runs in (local: composed as they are, read as required
-// resources), or in another cluster that Crossplane reaches through a provider-kubernetes
-// ProviderConfig (remote: wrapped in Objects, read through observe-only Objects and
-// collections). A backend gets it from Request.Place with the environment setting that
-// names the cluster, and never forks on it: the same calls work in both places.
+// Placement says where a backend's native objects live and so how they are composed and
+// read: locally as they are, or remotely through provider-kubernetes Objects and
+// collections. The same calls work in both places, so backends never fork on it.
 type Placement struct {
-	req *Request
-	// providerConfig names the remote cluster's ProviderConfig; empty when local.
-	providerConfig string
+	req            *Request
+	providerConfig string // empty when local
 }
 
 // Local says whether the native objects live in Crossplane's own cluster.
 func (p Placement) Local() bool { return p.providerConfig == "" }
 
-// Namespace is the namespace a native object the backend wants in namespace ns goes to: ns,
-// except that a namespaced composite composes local objects only in its own namespace (the
-// backend then refers across, or refuses, where that matters to it).
+// Namespace is where a native object wanted in ns goes: ns, but a namespaced composite
+// composes local objects in its own namespace only.
 func (p Placement) Namespace(ns string) string {
 	if p.Local() && p.req.Namespaced() {
 		return p.req.Cluster.Namespace
@@ -42,22 +37,17 @@ func (p Placement) ProviderConfig() string { return p.providerConfig }
 type Native struct {
 	// Resource is the composition resource name: stable, starting with the backend's type.
 	Resource string
-	// Object is the native object.
-	Object *unstructured.Unstructured
+	Object   *unstructured.Unstructured
 	// Wrapper names the provider-kubernetes Object that manages a remote native object.
 	Wrapper string
-	// Readiness is a CEL query on the native object that makes its Object ready; without
-	// one the Object is ready once the object exists.
+	// Readiness is a CEL query that makes the Object ready; without one, once it exists.
 	Readiness string
 }
 
-// Compose returns the composed resource that makes a native object exist: the object
-// itself locally, an Object that manages it remotely. Both carry the cluster's label. A
-// remote Object orphans its object while the cluster is to be kept on deletion
-// (KeepOnDelete), so that deleting the composite never deletes a protected cluster behind
-// the admission policy. A local object cannot be orphaned: it is deleted with the composite.
-// The object becomes part of the result and is labelled in place: backends pass one they
-// have just rendered, so copying it first would only cost time.
+// Compose returns the composed resource that makes a native object exist: the object itself
+// locally (deleted with the composite: it cannot be orphaned), remotely an Object that
+// orphans it while KeepOnDelete. The object is labelled in place, not copied: backends pass
+// one they have just rendered.
 func (p Placement) Compose(n Native) Resource {
 	obj := n.Object
 	labelCluster(obj, p.req)
@@ -74,19 +64,18 @@ func (p Placement) Compose(n Native) Resource {
 	})}
 }
 
-// List is a list of objects a backend reads from the cluster its objects live in, such
-// as the ClusterStackReleases of a namespace.
+// List is a list of objects a backend reads where its objects live, such as the
+// ClusterStackReleases of a namespace.
 type List struct {
-	// Requirement names the requirement; remotely it is also the resource name of the
-	// ObservedObjectCollection.
+	// Requirement names the requirement, and remotely the collection's resource.
 	Requirement string
-	// Collection names the ObservedObjectCollection (remote).
+	// Collection names the remote ObservedObjectCollection.
 	Collection       string
 	APIVersion, Kind string
 	Namespace        string
 }
 
-// collection APIs of provider-kubernetes, and the label it puts on the collection's Objects.
+// provider-kubernetes' collections, and the label it puts on their Objects.
 const (
 	collectionAPIVersion           = "kubernetes.crossplane.io/v1alpha1"
 	namespacedCollectionAPIVersion = "kubernetes.m.crossplane.io/v1alpha1"
@@ -94,8 +83,7 @@ const (
 	collectionMembershipLabel      = "kubernetes.crossplane.io/owned-by-collection"
 )
 
-// ListRequirement selects the list: the objects themselves locally, remotely the
-// observe-only Objects provider-kubernetes keeps for the collection.
+// ListRequirement selects the objects locally, remotely the collection's Objects.
 func (p Placement) ListRequirement(l List) Selector {
 	if p.Local() {
 		return Selector{APIVersion: l.APIVersion, Kind: l.Kind, Namespace: l.Namespace, MatchLabels: map[string]string{}}
@@ -136,10 +124,8 @@ func (p Placement) ListResources(l List) []Resource {
 }
 
 // Listed returns the list's objects of the right kind, sorted by name. known is false while
-// a remote collection has observed nothing yet, or has members whose objects provider-
-// kubernetes has not read yet: the answer then means "not read (completely) yet", never
-// "there are none" or "these are all", so nothing is removed and nothing is chosen from
-// part of the list.
+// a remote collection is empty or has members not read yet: then nothing may be removed or
+// chosen from part of the list.
 func (p Placement) Listed(l List) (items []*unstructured.Unstructured, known bool, err error) {
 	fetched := p.req.Required[l.Requirement]
 	unread := false
@@ -161,13 +147,12 @@ func (p Placement) Listed(l List) (items []*unstructured.Unstructured, known boo
 	return items, p.Local() || (len(fetched) > 0 && !unread), nil
 }
 
-// SecretRead is a key of a Secret a backend reads from the cluster its objects live in,
-// such as the kubeconfig Secret Cluster API writes for a Cluster.
+// SecretRead is a key of a Secret a backend reads where its objects live, such as the
+// kubeconfig Secret Cluster API writes for a Cluster.
 type SecretRead struct {
-	// Name is the requirement name locally, the resource name of the observe-only Object
-	// remotely.
+	// Name is the requirement locally, the observe-only Object's resource name remotely.
 	Name string
-	// Object names the observe-only Object (remote).
+	// Object names the remote observe-only Object.
 	Object                string
 	Namespace, SecretName string
 	Key                   string
@@ -177,8 +162,7 @@ type SecretRead struct {
 	ConnectionSecret string
 }
 
-// SecretRequirements select the Secret locally; remotely it is read through a composed
-// resource instead (SecretResources).
+// SecretRequirements select the Secret locally; remotely SecretResources read it.
 func (p Placement) SecretRequirements(s SecretRead) map[string]Selector {
 	if !p.Local() {
 		return nil
@@ -187,9 +171,7 @@ func (p Placement) SecretRequirements(s SecretRead) map[string]Selector {
 }
 
 // SecretResources are what reading the Secret composes: remotely an observe-only Object
-// that publishes the key as a connection detail. provider-kubernetes copies the Secret into
-// the Object's status unless it runs with --sanitize-secrets; Reconcile refuses to go on
-// while it does (checkSecretsSanitized).
+// that publishes the key as a connection detail (checkSecretsSanitized guards its status).
 func (p Placement) SecretResources(s SecretRead) []Resource {
 	if p.Local() {
 		return nil

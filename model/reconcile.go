@@ -17,42 +17,29 @@ import (
 
 // Input is what a caller has observed of one cluster.
 type Input struct {
-	// Cluster is the composite resource as observed; its spec is not defaulted yet.
+	// Cluster is the composite resource as observed, its spec not defaulted.
 	Cluster *kaasv1alpha1.XSCSCluster
-
-	// Observed are the native objects that exist, keyed by resource name.
+	// Observed are the composed resources that exist, keyed by resource name.
 	Observed map[string]ObservedResource
-
-	// Required are the resources fetched so far for the requirements of an earlier
-	// Reconcile, keyed by requirement name.
+	// Required are the resources fetched so far for Output.Requirements, by name.
 	Required map[string][]*unstructured.Unstructured
-
-	// Options are settings of the caller.
-	Options Options
-
+	Options  Options
 	// KubeconfigSecret names the Secret a namespaced composite wants its kubeconfig in
-	// (spec.writeConnectionSecretToRef.name): Crossplane v2 gives namespaced composites no
-	// connection secret, so Reconcile composes it. Empty: none.
+	// (empty: none): Crossplane v2 gives those no connection secret, so Reconcile composes it.
 	KubeconfigSecret string
-
-	// Now is the time of the call, for what expires (a delivered kubeconfig's
-	// credentials); zero: nothing is checked against the clock.
+	// Now is the time of the call; zero: nothing is checked against the clock.
 	Now time.Time
-
 	// ConnectionDetails are the legacy composite's connection details as Crossplane last
-	// published them (the observed composite's connection details): what was delivered to
-	// the claim's Secret so far. They are secret: never log them.
+	// published them: what its claim's Secret holds. Secret: never log them.
 	ConnectionDetails map[string][]byte
 }
 
 // Output is the result of one Reconcile.
 type Output struct {
-	// Requirements are the resources the caller must fetch and pass as Input.Required. They
-	// are the same on every call for the same cluster and environment.
+	// Requirements are the resources the caller must fetch and pass as Input.Required.
 	Requirements map[string]Selector
-
-	// Complete is false while some requirement has not been fetched; then nothing below is
-	// set and the caller must fetch and call again. It is never a reason to delete anything.
+	// Complete is false while a requirement is not fetched; then nothing below is set, and
+	// it is never a reason to delete anything.
 	Complete bool
 
 	Environment *Environment
@@ -61,21 +48,17 @@ type Output struct {
 	Spec        kaasv1alpha1.ClusterSpec
 	Rendering   *Rendering
 	Observation *Observation
-	// Status is the full normalised status, including the backend pin.
-	Status kaasv1alpha1.ClusterStatus
-	// Conditions are every condition of the composite and its claim, in the order callers
-	// set them: Rendered, Stalled, the backend's and those every backend shares
-	// (Observation.Conditions), SpecSupported.
+	Status      kaasv1alpha1.ClusterStatus
+	// Conditions are in the order callers set them: Rendered, Stalled, the observation's,
+	// SpecSupported.
 	Conditions []Condition
-	// Events are for the cluster's users, a Warning for each field the backend cannot
-	// honour first: callers surface them as events of the composite and claim.
+	// Events are for the cluster's users, as events of the composite and claim.
 	Events []Event
-	// KubeconfigExpires is when the delivered kubeconfig's credentials expire; zero when
-	// none is delivered or it does not say.
+	// KubeconfigExpires is when the delivered kubeconfig's credentials expire; zero: unknown.
 	KubeconfigExpires time.Time
 }
 
-// Event is something a user should know about the cluster, in one word and a sentence.
+// Event is something a user should know about the cluster.
 type Event struct {
 	Type            EventType
 	Reason, Message string
@@ -90,41 +73,41 @@ const (
 	EventWarning EventType = "Warning"
 )
 
-// Reconcile runs the whole translation for one cluster, as a list of phases whose order is
-// the point: each relies on what the ones before it guarantee. Any error means the caller
-// must not change anything: no partial result is ever returned.
+// Reconcile runs the whole translation for one cluster, as phases whose order is the point:
+// each relies on what the ones before it guarantee. Any error means the caller must not
+// change anything.
 func (r *Registry) Reconcile(in Input) (*Output, error) {
 	out := &Output{Requirements: map[string]Selector{EnvironmentsRequirement: EnvironmentSelector()}}
-	// Admit: the composite's annotations are valid, and its tenant and the EnvironmentConfigs are read.
+	// Admit: valid annotations; the tenant and the EnvironmentConfigs read.
 	tenant, configs, ready, err := admit(in, out.Requirements)
 	if err != nil || !ready {
 		return orError(out, err)
 	}
-	// Resolve the environment the cluster lives in: selected, valid, and of the backend that built it.
+	// Resolve the environment: offered to the tenant, valid, of the backend that built it.
 	env, backend, err := r.resolveEnvironment(in.Cluster, configs, tenant)
 	if err != nil {
 		return nil, err
 	}
-	// Recall what the cluster was given: its settings, its defaults and its name in the backend.
+	// Recall what the cluster was given: its settings, defaults and name in the backend.
 	req, kept, err := recall(in, env, backend)
 	if err != nil {
 		return nil, err
 	}
 	out.Environment, out.Backend, out.Spec = req.Environment, backend, req.Cluster.Spec
-	// Guard what is observed: nothing of another backend or cluster is taken over, no Secret's data passed on.
+	// Guard what is observed: nothing of another backend or cluster, no Secret's data.
 	if err := r.guardObserved(backend, in.Observed, req.Identity); err != nil {
 		return nil, err
 	}
-	// Require what the backend reads before it renders: until it is fetched, nothing is decided.
+	// Require what the backend reads first: until it is fetched, nothing is decided.
 	if !require(out.Requirements, backend.Requirements(req), in.Required) {
 		return out, nil
 	}
 	out.Complete = true
-	// Validate the spec: the rules of the API and the environment's offer, and what an existing cluster allows.
+	// Validate: the create rules and the update rules.
 	if err := validateSpec(in.Cluster, req, env); err != nil {
 		return nil, err
 	}
-	// Render the native objects and observe their status, as the backend translates them.
+	// Translate: the backend renders and observes.
 	rendering, obs, err := translate(backend, in.Cluster, req, env)
 	if err != nil {
 		return nil, err
@@ -135,12 +118,11 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	if err := guardRendering(backend, req, rendering.Resources, kept.settings); err != nil {
 		return nil, err
 	}
-	// Observe: the normalised status and the conditions every backend shares.
+	// Observe: the status, every condition and the events.
 	observe(out, in, req, env, kept, rendering, obs, events)
 	return out, nil
 }
 
-// orError returns the output while it waits for requirements, and nothing with an error.
 func orError(out *Output, err error) (*Output, error) {
 	if err != nil {
 		return nil, err
@@ -148,10 +130,8 @@ func orError(out *Output, err error) (*Output, error) {
 	return out, nil
 }
 
-// admit checks the composite's annotations and reads who asks: its tenant, with the labels
-// of the tenant's namespace where an environment admits namespaces by label, and the
-// EnvironmentConfigs. ready is false while something is still to be fetched; the
-// requirements for it are added to reqs.
+// admit checks the composite's annotations and reads its tenant and the EnvironmentConfigs.
+// ready is false while something is still to be fetched; its requirement is added to reqs.
 func admit(in Input, reqs map[string]Selector) (Tenant, []*unstructured.Unstructured, bool, error) {
 	configs, fetched := in.Required[EnvironmentsRequirement]
 	if !fetched {
@@ -164,10 +144,9 @@ func admit(in Input, reqs map[string]Selector) (Tenant, []*unstructured.Unstruct
 	if tenant.Namespace == "" || !slices.ContainsFunc(configs, usesSelector) {
 		return tenant, configs, true, nil
 	}
-	// An environment admits namespaces by label: read the claim's namespace. Only then,
-	// because Crossplane needs a permission for it (package/rbac.yaml). By the label every
-	// namespace carries: Crossplane refuses a required resource by name without a namespace
-	// for a namespaced composite, even of a cluster-scoped kind.
+	// Read the claim's namespace only when an environment admits by label: Crossplane needs
+	// RBAC for it (package/rbac.yaml). By label, since Crossplane refuses a required resource
+	// by name without a namespace for a namespaced composite, even of a cluster-scoped kind.
 	reqs[NamespaceRequirement] = Selector{APIVersion: "v1", Kind: "Namespace",
 		MatchLabels: map[string]string{"kubernetes.io/metadata.name": tenant.Namespace}}
 	ns, fetched := in.Required[NamespaceRequirement]
@@ -179,8 +158,8 @@ func admit(in Input, reqs map[string]Selector) (Tenant, []*unstructured.Unstruct
 	return tenant, configs, fetched, nil
 }
 
-// resolveEnvironment selects the environment the cluster lives in among those offered to
-// its tenant, refuses a switch of the backend that built it, and checks the environment.
+// resolveEnvironment selects the cluster's environment among those offered to its tenant,
+// refuses a switch of the backend that built it, and checks the environment.
 func (r *Registry) resolveEnvironment(xr *kaasv1alpha1.XSCSCluster, configs []*unstructured.Unstructured, tenant Tenant) (*Environment, Backend, error) {
 	pinned := pinnedBackend(xr)
 	env, err := SelectEnvironment(xr.Spec.Environment, pinned.Environment, configs, tenant)
@@ -208,8 +187,8 @@ func pinnedBackend(xr *kaasv1alpha1.XSCSCluster) kaasv1alpha1.BackendStatus {
 	return *xr.Status.Backend
 }
 
-// recalled is what recall found the cluster was given, beside its Request: the settings it
-// keeps and what keepSettings kept of them, and the adoption it carried out, if any.
+// recalled is what recall found beside the Request: the backend's settings, what
+// keepSettings kept of them, and the adoption carried out, if any.
 type recalled struct {
 	settings []Setting
 	kept
@@ -217,10 +196,9 @@ type recalled struct {
 }
 
 // recall makes the backend's Request: the environment with the settings the cluster keeps,
-// the spec defaulted from what the environment defaulted when the cluster was created, and
-// the cluster's name in the backend, which is what exists, or what the status recorded. A
-// new value of the kaas.scs.community/adopt-environment annotation has the cluster take its
-// environment's values where its backend can change them in place.
+// the spec defaulted as at its creation, and its name in the backend. A new value of the
+// adopt-environment annotation takes the environment's values the backend can change in
+// place.
 func recall(in Input, env *Environment, backend Backend) (*Request, recalled, error) {
 	xr := in.Cluster
 	pinned := pinnedBackend(xr)
@@ -250,8 +228,7 @@ func recall(in Input, env *Environment, backend Backend) (*Request, recalled, er
 		Environment: keptEnv, Defaulted: rec, Observed: in.Observed, Required: in.Required, Options: in.Options}, r, nil
 }
 
-// minorOf is the minor of a version, such as 1.34 of 1.34.2; the version itself when it is
-// none.
+// minorOf is the minor of a version (1.34 of 1.34.2); the version itself when it is none.
 func minorOf(version string) string {
 	if v, err := ParseVersion(version); err == nil {
 		return v.MinorString()
@@ -270,10 +247,8 @@ func require(reqs, backend map[string]Selector, fetched map[string][]*unstructur
 	return true
 }
 
-// validateSpec checks the defaulted spec: the create rules against the API and the
-// environment's offer, the update rules against what the status says exists. The backend
-// sees only a spec that passed them: it may rely on them (a pool has a count or
-// autoscaling) rather than check everything again.
+// validateSpec checks the defaulted spec: the create rules, and the update rules against
+// what the status says exists. Backends see only a spec that passed, and rely on it.
 func validateSpec(xr *kaasv1alpha1.XSCSCluster, req *Request, env *Environment) error {
 	spec, current := &req.Cluster.Spec, &xr.Status
 	if errs := Validate(spec, env, current); len(errs) > 0 {
@@ -285,16 +260,14 @@ func validateSpec(xr *kaasv1alpha1.XSCSCluster, req *Request, env *Environment) 
 	return nil
 }
 
-// invalidSpec is the refusal of the spec xr gives, each problem with where its value came
-// from where the environment filled it in.
+// invalidSpec refuses xr's spec, saying where the environment filled a value in.
 func invalidSpec(xr *kaasv1alpha1.XSCSCluster, req *Request, env *Environment, errs field.ErrorList) error {
 	return &InvalidError{Reason: kaasv1alpha1.ReasonInvalidSpec, Subject: fmt.Sprintf("%s %q", kaasv1alpha1.CompositeKind, xr.Name),
 		Errs: explainDefaults(errs, &xr.Spec, req.Defaulted, env)}
 }
 
-// translate has the backend render the native objects and observe their status, refuses
-// what the backend refuses and a version what runs cannot move to, and adds to what the
-// backend cannot honour the fields its capabilities never honour.
+// translate has the backend render and observe, refuses what it refuses and a version what
+// runs cannot move to, and adds the warnings its capabilities declare.
 func translate(backend Backend, xr *kaasv1alpha1.XSCSCluster, req *Request, env *Environment) (*Rendering, *Observation, error) {
 	t, err := backend.Translate(req)
 	switch {
@@ -316,10 +289,8 @@ func translate(backend Backend, xr *kaasv1alpha1.XSCSCluster, req *Request, env 
 	return &rendering, t.Observation, nil
 }
 
-// keep returns the rendering and observation with what exists and was delivered kept: the
-// objects whose state is not known yet as last applied, composed resources no backend
-// renders that can hold a cluster, the connection details users hold, and the kubeconfig
-// Secret of a namespaced composite. The events name what was kept that a user must hear of.
+// keep returns the rendering and observation with what exists and was delivered kept, and
+// the kubeconfig Secret of a namespaced composite; the events name what was kept.
 func (r *Registry) keep(in Input, req *Request, rendering *Rendering, obs *Observation) (*Rendering, *Observation, []Event) {
 	out := *rendering
 	unobserved := Unobserved(in.Observed)
@@ -343,8 +314,7 @@ func (r *Registry) keep(in Input, req *Request, rendering *Rendering, obs *Obser
 	return &out, obs, events
 }
 
-// guardRendering refuses desired resources that would move or replace a composed resource
-// that exists, or leave out one of the backend's.
+// guardRendering refuses a rendering that moves, replaces or leaves out what exists.
 func guardRendering(backend Backend, req *Request, resources []Resource, settings []Setting) error {
 	if err := checkObjectKeys(resources, req.Observed, req.Environment, settings, minorOf(req.Cluster.Spec.Kubernetes.Version)); err != nil {
 		return err
@@ -352,8 +322,7 @@ func guardRendering(backend Backend, req *Request, resources []Resource, setting
 	return checkNothingDropped(backend.Type(), resources, req.Observed, &req.Cluster.Spec)
 }
 
-// observe fills the output with the rendering, the normalised status with the backend's
-// record, and the conditions and events every backend shares.
+// observe fills the output with the rendering, the status, the conditions and the events.
 func observe(out *Output, in Input, req *Request, env *Environment, kept recalled, rendering *Rendering, obs *Observation, events []Event) {
 	pinned := pinnedBackend(in.Cluster)
 	spec := &req.Cluster.Spec
@@ -370,8 +339,7 @@ func observe(out *Output, in Input, req *Request, env *Environment, kept recalle
 		Adopted:        kept.adoption,
 	}
 	if out.Status.Backend.NativeRef == nil && pinned.NativeRef != nil {
-		// The backend could not say where its object lives this time (its inputs are
-		// not observed yet); the object has not moved.
+		// Its inputs are not observed yet; the object has not moved.
 		out.Status.Backend.NativeRef = pinned.NativeRef
 	}
 	out.Status.Defaulted = req.Defaulted
@@ -387,12 +355,9 @@ func observe(out *Output, in Input, req *Request, env *Environment, kept recalle
 	out.Conditions, out.Events = compositeConditions(env, &out.Status, o.Conditions, rendering.Unsupported, out.Events)
 }
 
-// clusterName is the cluster's name in the backend. What exists decides: the name the
-// backend's observed objects are labelled with. Else the name the status recorded when the
-// cluster was created; else, for a cluster built before names were recorded, the
-// composite's name, which it was built with (so are objects that carry no name label);
-// else, for a new cluster, a name derived from its identity. So no name of anything that
-// exists ever changes, and checkObjectKeys refuses desired resources that would rename one.
+// clusterName is the cluster's name in the backend: the label of its observed objects, else
+// the name the status recorded, else for a cluster built before names were recorded the
+// composite's, else one derived from its identity. No name of what exists ever changes.
 func clusterName(xr *kaasv1alpha1.XSCSCluster, backend Backend, env *Environment, observed map[string]ObservedResource) string {
 	existing := backendResources(backend.Type(), observed)
 	for _, name := range existing {
@@ -405,8 +370,7 @@ func clusterName(xr *kaasv1alpha1.XSCSCluster, backend Backend, env *Environment
 	case b != nil && b.Name != "":
 		return b.Name
 	case len(existing) > 0, b != nil && b.Type != "":
-		// Objects exist that tell no name, or the cluster was pinned before names were
-		// recorded: it was built with the composite's name.
+		// Built before names were recorded: with the composite's name.
 		return xr.Name
 	}
 	return NativeName(IdentityOf(xr), backend.NameLength(env))

@@ -10,35 +10,23 @@ import (
 
 // Request is everything a backend needs for one cluster.
 type Request struct {
-	// Cluster is the composite resource. Its spec has been defaulted and validated.
+	// Cluster is the composite resource, its spec defaulted and validated.
 	Cluster *kaasv1alpha1.XSCSCluster
-
-	// NativeName is the cluster's name in the backend (a Shoot, a Cluster API Cluster, a
-	// Magnum cluster). Every name a backend derives (composed objects, connection
-	// secrets) starts with it, and every native object carries it as LabelCluster.
+	// NativeName is the cluster's name in the backend. Every name a backend derives starts
+	// with it, and every native object carries it as LabelCluster.
 	NativeName string
-
-	// Identity is who the cluster is to its users; native objects carry its hash as
-	// LabelIdentity.
+	// Identity is who the cluster is to its users (LabelIdentity).
 	Identity Identity
-
-	// Environment is the environment the cluster lives in.
+	// Environment is the environment with the settings the cluster keeps.
 	Environment *Environment
-
-	// Defaulted records what the environment filled in of the spec (see Defaulted), so
-	// that a message can say where a refused value came from.
+	// Defaulted records what the environment filled in, so messages say where a value came from.
 	Defaulted *kaasv1alpha1.DefaultedValues
-
 	// Observed are the native objects that exist now, keyed by resource name.
 	Observed map[string]ObservedResource
-
-	// Required are the resources fetched for the backend's Requirements, keyed by
-	// requirement name. A key is present once the caller fetched it, even if nothing
-	// matched.
+	// Required are the resources fetched for Requirements, by requirement name; a key is
+	// present once fetched, even if nothing matched.
 	Required map[string][]*unstructured.Unstructured
-
-	// Options are settings of the caller that are not part of the cluster or environment.
-	Options Options
+	Options  Options
 }
 
 // ZonesDefaulted says whether the zones of a pool came from the environment, not the user.
@@ -49,13 +37,12 @@ func (r *Request) ZonesDefaulted(pool string) bool {
 
 // Options are settings of the program that uses the model layer.
 type Options struct {
-	// ConnectionSecretNamespace is where composed objects write their connection secrets
-	// when the backend needs them (Crossplane reads them back as connection details).
+	// ConnectionSecretNamespace is where cluster-scoped composed objects write their
+	// connection secrets.
 	ConnectionSecretNamespace string
 }
 
-// Place returns the placement in cluster, an environment setting that is either "local"
-// or the name of a provider-kubernetes ProviderConfig.
+// Place returns the placement in cluster: "local" or a provider-kubernetes ProviderConfig.
 func (r *Request) Place(cluster string) Placement {
 	if cluster == envv1alpha1.LocalCluster {
 		return Placement{req: r}
@@ -63,14 +50,13 @@ func (r *Request) Place(cluster string) Placement {
 	return Placement{req: r, providerConfig: cluster}
 }
 
-// Namespaced says whether the composite is a namespaced one (the Crossplane v2 flavour):
-// then everything it composes is namespaced, in its namespace.
+// Namespaced says whether the composite is the Crossplane v2 flavour, which composes only in
+// its own namespace.
 func (r *Request) Namespaced() bool { return r.Cluster.Namespace != "" }
 
-// Native returns the native object behind an observed composed resource, unwrapped from
-// its Object where it lives remotely; nil while it does not exist, or while its provider
-// has not reported it (Reconcile keeps such an Object as it was; see Unobserved). Observed
-// state that cannot be read is an error: rendering on a guess could change a live cluster.
+// Native returns the native object behind an observed composed resource, unwrapped from its
+// Object; nil while it does not exist or is not reported yet (Unobserved). Observed state
+// that cannot be read is an error: rendering on a guess could change a live cluster.
 func (r *Request) Native(resource string) (*unstructured.Unstructured, error) {
 	res, ok := r.Observed[resource]
 	if !ok || res.Object == nil {
@@ -87,8 +73,7 @@ func (r *Request) Protected() bool {
 	return r.Cluster.Spec.DeletionProtection != nil && *r.Cluster.Spec.DeletionProtection
 }
 
-// Labels are the labels every object of the cluster carries: its name, and the hash of its
-// identity.
+// Labels are the labels every object of the cluster carries: its name and identity's hash.
 func (r *Request) Labels() map[string]string {
 	l := map[string]string{LabelCluster: r.NativeName}
 	if r.Identity.Name != "" {
@@ -98,18 +83,15 @@ func (r *Request) Labels() map[string]string {
 }
 
 // KeepOnDelete says whether deleting the composite must leave the native cluster in place:
-// while deletion protection is on (so that nothing behind the admission policy deletes a
-// protected cluster), and while the composite's kaas.scs.community/deletion-policy
-// annotation asks for Orphan. Placement.Compose and Request.Managed compose accordingly.
+// while it is protected (nothing behind the admission policy may delete it) or its
+// deletion-policy annotation asks for Orphan.
 func (r *Request) KeepOnDelete() bool {
 	return r.Protected() || r.Cluster.GetAnnotations()[kaasv1alpha1.AnnotationDeletionPolicy] == string(kaasv1alpha1.DeletionOrphan)
 }
 
-// Managed returns the composed resource of a managed resource: its ProviderConfig, its
-// connection secret, the cluster's label, and deletion protection. While the cluster is
-// protected, deleting the composite leaves the external resource in place: deletion policy
-// Orphan for cluster-scoped kinds, no Delete management policy for namespaced ones, which
-// have no deletion policy.
+// Managed returns the composed resource of a managed resource, with its ProviderConfig,
+// connection secret and the cluster's labels. KeepOnDelete makes it Orphan, or for
+// namespaced kinds, which have no deletion policy, drops Delete from its management policies.
 func (r *Request) Managed(m Managed) Resource {
 	spec := make(map[string]any, len(m.Spec)+3)
 	for k, v := range m.Spec {

@@ -17,9 +17,8 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
-// Limits of the portable API. The XRD enforces the same ones at the API server; the model
-// enforces them for what bypasses it (crossplane render, a CLI, objects stored before a
-// rule existed). TestLimitsMatchTheXRD ties the two.
+// Limits of the portable API, as the XRD's (TestLimitsMatchTheXRD), for what bypasses the
+// API server: crossplane render, a CLI, objects stored before a rule existed.
 const (
 	MaxNodePools       = 32
 	MaxNodePoolName    = 15
@@ -33,13 +32,9 @@ const (
 	MaxMaintenanceTime = 6 * time.Hour
 )
 
-// Validate checks a defaulted spec against the rules of the API and the catalog of the
-// environment. It returns every problem at once, each with the path of its field.
-//
-// current is the cluster's status as last written (nil for a new cluster). A value the
-// cluster already has (the Kubernetes minor it runs, a pool's machine type or zones) stays
-// accepted when the environment's catalog no longer offers it: a catalog edit applies to new
-// clusters and new choices, and the EnvironmentUpToDate condition tells the cluster's users.
+// Validate checks a defaulted spec against the API's rules and the environment's catalog,
+// every problem at once. A value the cluster has by its status current (nil: new) stays
+// accepted when the catalog drops it: a catalog edit applies to new choices only.
 func Validate(spec *kaasv1alpha1.ClusterSpec, env *Environment, current *kaasv1alpha1.ClusterStatus) field.ErrorList {
 	p := field.NewPath("spec")
 	var errs field.ErrorList
@@ -91,9 +86,8 @@ func validateNodePools(p *field.Path, pools []kaasv1alpha1.NodePool, env *Enviro
 	return append(errs, validateNodeGroupNames(p, pools)...)
 }
 
-// validateNodeGroupNames refuses pools and zones whose node groups would get the same name
-// in the backend (PoolZoneName): pool a in zone b-c and pool a-b in zone c are both a-b-c,
-// and one would overwrite, or on a later change delete, the other's nodes.
+// validateNodeGroupNames refuses pools and zones whose node groups would share a name
+// (PoolZoneName: a in b-c and a-b in c), where one would overwrite or delete the other's.
 func validateNodeGroupNames(p *field.Path, pools []kaasv1alpha1.NodePool) field.ErrorList {
 	var errs field.ErrorList
 	type group struct{ pool, zone string }
@@ -106,7 +100,7 @@ func validateNodeGroupNames(p *field.Path, pools []kaasv1alpha1.NodePool) field.
 			case !clash:
 				byName[name] = group{pool.Name, zone}
 			case other == group{pool.Name, zone}:
-				// The same pool or zone twice: reported as a duplicate already.
+				// Reported as a duplicate already.
 			case other.pool == pool.Name:
 				errs = append(errs, field.Invalid(p.Index(i).Child("zones").Index(j), zone, fmt.Sprintf(
 					"zones %s and %s of pool %s would both be named %s in the backend; name each zone once", other.zone, zone, pool.Name, name)))
@@ -181,8 +175,7 @@ func validateNodePool(p *field.Path, pool *kaasv1alpha1.NodePool, env *Environme
 		}
 	}
 
-	// Labels are validated one at a time, in the order of the keys: ValidateLabels reports
-	// in map order, and the same spec must give the same message.
+	// One at a time by key: ValidateLabels reports in map order; messages must be stable.
 	for _, k := range slices.Sorted(maps.Keys(pool.Labels)) {
 		errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: pool.Labels[k]}, p.Child("labels"))...)
 	}
@@ -336,8 +329,7 @@ func validateMaintenance(p *field.Path, m *kaasv1alpha1.MaintenanceSpec) field.E
 	return errs
 }
 
-// ParseWindowTime parses a maintenance window time written as HHMMSS+ZZZZ and returns it as
-// a duration since midnight UTC.
+// ParseWindowTime parses a window time HHMMSS+ZZZZ as a duration since midnight UTC.
 func ParseWindowTime(s string) (time.Duration, error) {
 	t, err := time.Parse("150405-0700", s)
 	if err != nil {
@@ -349,8 +341,7 @@ func ParseWindowTime(s string) (time.Duration, error) {
 	return (d + 24*time.Hour) % (24 * time.Hour), nil
 }
 
-// WindowLength is the length of a daily window from begin to end (both since midnight UTC);
-// a window may pass midnight.
+// WindowLength is the length of a daily window that may pass midnight.
 func WindowLength(begin, end time.Duration) time.Duration {
 	return (end - begin + 24*time.Hour) % (24 * time.Hour)
 }
@@ -382,9 +373,8 @@ func validateHibernation(p *field.Path, h *kaasv1alpha1.HibernationSpec) field.E
 	return errs
 }
 
-// validateCron checks the shape of a five-field cron expression. It accepts what Gardener's
-// hibernation schedules accept: numbers, ranges, lists, steps, * and names of months and
-// days.
+// validateCron checks a five-field cron expression as Gardener's hibernation schedules take
+// it: numbers, ranges, lists, steps, * and names of months and days.
 func validateCron(expr string) error {
 	fields := strings.Fields(expr)
 	if len(fields) != 5 {
@@ -434,9 +424,8 @@ func validateCronField(f string, lo, hi int, names map[string]bool) error {
 	return nil
 }
 
-// ValidateUpgrade refuses a version the running cluster cannot move to: a lower minor, or
-// more than one minor up. The API server checks the same against the previous spec; this
-// checks against what actually runs, which can lag behind the spec.
+// ValidateUpgrade refuses a version the running cluster cannot move to: a downgrade, or more
+// than one minor up. The API server checks the previous spec; what runs can lag behind it.
 func ValidateUpgrade(spec *kaasv1alpha1.ClusterSpec, running *kaasv1alpha1.KubernetesStatus) field.ErrorList {
 	if running == nil || running.Version == "" {
 		return nil
@@ -461,11 +450,8 @@ func ValidateUpgrade(spec *kaasv1alpha1.ClusterSpec, running *kaasv1alpha1.Kuber
 	return nil
 }
 
-// ValidateZonesKept refuses a change of the zones of a node pool that exists (one the
-// cluster's status reports with zones). Removing a zone would delete that zone's nodes as
-// a side effect, and no backend adds a zone to a pool in place on every platform; the
-// portable way is a new pool in the other zones. spec is the defaulted spec, defaulted the
-// record of what the environment filled in, current the status as last written.
+// ValidateZonesKept refuses a change of the zones of a pool the status reports: removing a
+// zone deletes its nodes, and not every backend adds one in place; a new pool is the way.
 func ValidateZonesKept(spec *kaasv1alpha1.ClusterSpec, defaulted *kaasv1alpha1.DefaultedValues, current *kaasv1alpha1.ClusterStatus) field.ErrorList {
 	if current == nil {
 		return nil
@@ -482,9 +468,8 @@ func ValidateZonesKept(spec *kaasv1alpha1.ClusterSpec, defaulted *kaasv1alpha1.D
 	return errs
 }
 
-// ZoneChangeRefused is the refusal of a change of an existing pool's zones, the same on every
-// backend: running are the zones the pool runs in, asked those of the spec, and defaulted
-// says the spec names none, so they came from the environment.
+// ZoneChangeRefused refuses a change of an existing pool's zones, the same on every backend;
+// defaulted says the spec names none, so they came from the environment.
 func ZoneChangeRefused(index int, pool string, running, asked []string, defaulted bool) *field.Error {
 	msg := fmt.Sprintf("the zones of an existing node pool cannot change (pool %s runs in %s; the spec asks for %s): removing a zone would delete its nodes and adding one cannot be done in place on every backend; add a new pool for other zones and remove this one when it is empty",
 		pool, strings.Join(running, ", "), strings.Join(asked, ", "))
@@ -507,9 +492,8 @@ func SameSet(a, b []string) bool {
 	return true
 }
 
-// validateDeletionPolicyAnnotation refuses an annotation value the API does not know:
-// guessing would either delete a cluster its owner meant to keep or keep one they meant to
-// delete.
+// validateDeletionPolicyAnnotation refuses an unknown value: a guess could delete a cluster
+// its owner meant to keep, or the reverse.
 func validateDeletionPolicyAnnotation(xr *kaasv1alpha1.XSCSCluster) error {
 	v, ok := xr.GetAnnotations()[kaasv1alpha1.AnnotationDeletionPolicy]
 	if !ok || slices.Contains(kaasv1alpha1.DeletionPolicies(), kaasv1alpha1.DeletionPolicy(v)) {
