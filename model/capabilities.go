@@ -11,17 +11,12 @@ import (
 // Level says how a backend treats a portable field.
 type Level string
 
-// Levels of support, from best to worst.
+// Levels of support, from best to worst (docs/capabilities.md says what each means).
 const (
-	// Honoured: mapped onto the backend's own field.
 	Honoured Level = "honoured"
-	// Emulated: the backend has no such field; the effect is built from others.
 	Emulated Level = "emulated"
-	// Warned: the backend cannot honour the field; a cluster that sets it is rendered
-	// anyway, with a Warning event and SpecSupported False naming the field.
-	Warned Level = "warned"
-	// Refused: a cluster that sets the field is refused.
-	Refused Level = "refused"
+	Warned   Level = "warned"
+	Refused  Level = "refused"
 )
 
 // Field names a portable field, or a rule of the API, in the capability table.
@@ -54,8 +49,8 @@ const (
 	FieldDeletionProtection Field = "deletionProtection"
 )
 
-// Fields lists every portable field and rule in table order. Every backend declares each
-// of them, except those the model treats alike for all (commonCapabilities).
+// Fields lists every portable field and rule in table order; backends declare each but
+// commonCapabilities.
 var Fields = []Field{
 	FieldEnvironment, FieldPurpose, FieldVersionMinor, FieldVersionPatch, FieldUpgradeRules,
 	FieldHighAvailability, FieldPoolName, FieldPoolMachineType, FieldPoolCount, FieldPoolAutoscaling,
@@ -89,31 +84,26 @@ var StatusFields = []StatusField{
 // Capability is what a backend does with one portable field.
 type Capability struct {
 	Level Level
-	// Note says how: the native field, the condition under which another level applies.
-	// For Warned it is also the warning a cluster that sets the field gets.
+	// Note says how; for Warned it is also the warning a cluster that sets the field gets.
 	Note string
-	// Change is what changing the field does to a running cluster: PreviewEdit classifies
-	// an edit with it, and docs/capabilities.md shows it.
+	// Change is what changing the field does to a running cluster (PreviewEdit).
 	Change ChangeEffect
 }
 
-// Capabilities are a backend's declaration of what it honours and reports. They are the
-// single source of docs/capabilities.md (model/all generates it) and of the warnings for
-// fields the backend cannot honour at all.
+// Capabilities are a backend's declaration of what it honours and reports: the single
+// source of docs/capabilities.md and of the warnings for fields it never honours.
 type Capabilities struct {
-	// Title names the backend and its native API in tables, such as "Gardener (Shoot)".
-	Title string
-	// Fields declare each portable field.
+	// Title names the backend and its native API, such as "Gardener (Shoot)".
+	Title  string
 	Fields map[Field]Capability
 	// Status declares where each part of the normalised status comes from.
 	Status map[StatusField]string
 	// Composes names the composed resources of a cluster.
 	Composes string
-	// Removes names the composed resources the backend removes as a normal operation
-	// (see checkNothingDropped): only those of a node pool the spec removed.
+	// Removes names those it removes as a normal operation (checkNothingDropped).
 	Removes string
-	// Proven says what the backend's output is checked against beyond unit tests: which
-	// real systems accept and act on it in the end-to-end tests, and what is simulated.
+	// Proven says what real systems accept its output in the end-to-end tests, and what
+	// is simulated.
 	Proven string
 }
 
@@ -162,9 +152,8 @@ func (c Capabilities) Check() error {
 	return c.checkChanges()
 }
 
-// Warnings are the Warned fields the cluster sets: fields the backend cannot honour in any
-// environment. Warnings that depend on the environment (a variable that is not mapped) or
-// on a value (a CNI the template does not use) come from the backend's rendering.
+// Warnings are the Warned fields the cluster sets. Those that depend on the environment or
+// on a value come from the backend's rendering.
 func (c Capabilities) Warnings(spec *kaasv1alpha1.ClusterSpec) []Unsupported {
 	var out []Unsupported
 	for _, f := range Fields {
@@ -213,14 +202,13 @@ func setPaths(spec *kaasv1alpha1.ClusterSpec, f Field) []string {
 	return nil
 }
 
-// sortUnsupported orders warnings by field, so that the order of Warning events does not
-// depend on where a backend found them.
+// sortUnsupported orders warnings by field, so that events do not depend on where a
+// backend found them.
 func sortUnsupported(u []Unsupported) {
 	sort.SliceStable(u, func(i, j int) bool { return u[i].Field < u[j].Field })
 }
 
-// CapabilityTable writes the capability tables of the given backends as Markdown:
-// docs/capabilities.md is generated from it (model/all).
+// CapabilityTable writes the capability tables of docs/capabilities.md.
 func CapabilityTable(backends []Backend) string {
 	var b strings.Builder
 	header := func(first string) {
@@ -235,37 +223,28 @@ func CapabilityTable(backends []Backend) string {
 		b.WriteString("\n")
 	}
 	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-	header("portable field")
-	for _, f := range Fields {
-		b.WriteString("| `" + string(f) + "` |")
-		for _, be := range backends {
-			c, _ := be.Capabilities().Capability(f)
-			text := string(c.Level)
-			if c.Note != "" {
-				text += ": " + c.Note
+	fieldTable := func(text func(Capability) (string, string)) {
+		header("portable field")
+		for _, f := range Fields {
+			b.WriteString("| `" + string(f) + "` |")
+			for _, be := range backends {
+				c, _ := be.Capabilities().Capability(f)
+				value, note := text(c)
+				if note != "" {
+					value += ": " + note
+				}
+				b.WriteString(" " + cell(value) + " |")
 			}
-			b.WriteString(" " + cell(text) + " |")
+			b.WriteString("\n")
 		}
-		b.WriteString("\n")
 	}
+	fieldTable(func(c Capability) (string, string) { return string(c.Level), c.Note })
 	b.WriteString("\n## Effect of a change\n\n" +
 		"What editing a field of a running cluster does on each backend (`kubectl scs diff` and the " +
 		"Terraform provider's plan say it per edit): _in place_ replaces no node, _rolls nodes_ " +
 		"replaces the pool's nodes one by one, _control plane rolls_ updates the control plane " +
 		"first, _refused_ is refused with the field named, _not honoured_ is accepted without effect.\n\n")
-	header("portable field")
-	for _, f := range Fields {
-		b.WriteString("| `" + string(f) + "` |")
-		for _, be := range backends {
-			c, _ := be.Capabilities().Capability(f)
-			text := string(c.Change.Effect)
-			if c.Change.Note != "" {
-				text += ": " + c.Change.Note
-			}
-			b.WriteString(" " + cell(text) + " |")
-		}
-		b.WriteString("\n")
-	}
+	fieldTable(func(c Capability) (string, string) { return string(c.Change.Effect), c.Change.Note })
 	b.WriteString("\n## What a backend composes, and what it may remove\n\n")
 	header("")
 	for _, row := range []struct {

@@ -1,30 +1,32 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
-// Effect is what a change of a portable field does to a running cluster on a backend:
-// whether it replaces nodes, rolls the control plane, is refused or has no effect there.
+// Effect is what a change of a portable field does to a running cluster on a backend.
 type Effect string
 
 // Effects of a change, from the mildest to the one that does not happen.
 const (
 	// EffectInPlace: the backend changes the cluster without replacing a node.
 	EffectInPlace Effect = "in place"
-	// EffectRollsNodes: the backend replaces the nodes of the pool one by one (within its
+	// EffectRollsNodes: the backend replaces the pool's nodes one by one (within its
 	// maxSurge and maxUnavailable).
 	EffectRollsNodes Effect = "rolls nodes"
-	// EffectRollsControlPlane: the backend updates the control plane first, and with it
-	// the nodes where the note says so.
+	// EffectRollsControlPlane: the control plane is updated first, and with it the nodes
+	// where the note says so.
 	EffectRollsControlPlane Effect = "control plane rolls"
 	// EffectRefused: the change is refused; the note says why.
 	EffectRefused Effect = "refused"
-	// EffectNotHonoured: the change is accepted but has no effect on this backend (the
-	// field is warned or only drives defaults fixed at creation).
+	// EffectNotHonoured: accepted without effect (the field is warned, or only drives
+	// defaults fixed at creation).
 	EffectNotHonoured Effect = "not honoured"
 )
 
-// EffectUnknown is the effect of an edit of a field no capability row covers: the preview
-// says so rather than guess. No backend declares it.
+// EffectUnknown is what a preview says of a field no capability row covers, rather than
+// guess. No backend declares it.
 const EffectUnknown Effect = "effect unknown"
 
 // Effects lists every effect a backend may declare, in table order.
@@ -37,12 +39,11 @@ type ChangeEffect struct {
 	Note string
 }
 
-// checkChanges reports fields whose change effect a backend forgot to declare or declared
-// with an effect that does not exist.
+// checkChanges reports fields whose change effect is undeclared or not one of Effects.
 func (c Capabilities) checkChanges() error {
 	var missing []string
 	for _, f := range Fields {
-		if x, _ := c.Capability(f); !validEffect(x.Change.Effect) {
+		if x, _ := c.Capability(f); !slices.Contains(Effects, x.Change.Effect) {
 			missing = append(missing, fmt.Sprintf("%s (%q)", f, x.Change.Effect))
 		}
 	}
@@ -50,13 +51,4 @@ func (c Capabilities) checkChanges() error {
 		return fmt.Errorf("capabilities: no known effect of a change declared for %v", missing)
 	}
 	return nil
-}
-
-func validEffect(e Effect) bool {
-	for _, x := range Effects {
-		if x == e {
-			return true
-		}
-	}
-	return false
 }

@@ -26,33 +26,29 @@ const (
 	EnvironmentConfigKind       = "EnvironmentConfig"
 )
 
-// EnvironmentsRequirement is the requirement name under which callers fetch the candidate
-// EnvironmentConfigs (see EnvironmentSelector).
+// EnvironmentsRequirement is the requirement that fetches the EnvironmentConfigs.
 const EnvironmentsRequirement = "environments"
 
-// EnvironmentSelector selects every EnvironmentConfig. Selecting all of them, rather than
-// only the one asked for, lets errors name the environments that do exist; the label
-// kaas.scs.community/environment is checked afterwards.
+// EnvironmentSelector selects every EnvironmentConfig, so that errors can name the
+// environments that exist.
 func EnvironmentSelector() Selector {
 	return Selector{APIVersion: EnvironmentConfigAPIVersion, Kind: EnvironmentConfigKind, MatchLabels: map[string]string{}}
 }
 
-// Environment is a decoded backend environment.
+// Environment is a decoded EnvironmentConfig.
 type Environment struct {
-	// Name is the environment's name, from the label kaas.scs.community/environment.
-	Name string
-	// ConfigName is the name of the EnvironmentConfig it came from.
+	// Name is the label kaas.scs.community/environment.
+	Name       string
 	ConfigName string
 	envv1alpha1.Environment
 }
 
-// NamespaceRequirement is the requirement name under which callers fetch the namespace of
-// the cluster's claim, when an environment admits namespaces by their labels.
+// NamespaceRequirement fetches the claim's namespace when an environment admits by label.
 const NamespaceRequirement = "namespace"
 
-// Tenant is who asks for a cluster: the namespace of its claim (or of the namespaced
-// composite) with that namespace's labels. A composite without a claim, which only the
-// platform itself can create, has no tenant and may use every environment.
+// Tenant is who asks for a cluster: the namespace of its claim or namespaced composite, with
+// its labels. A composite without a claim, which only the platform can create, has no tenant
+// and may use every environment.
 type Tenant struct {
 	Namespace string
 	Labels    map[string]string
@@ -78,9 +74,8 @@ func Admits(access *envv1alpha1.Access, t Tenant) bool {
 	return err == nil && !sel.Empty() && sel.Matches(labels.Set(t.Labels))
 }
 
-// namespaceSelector is metav1.LabelSelectorAsSelector with the same error on every call:
-// that reads matchLabels in map order and stops at the first bad one, so they are read one
-// at a time in the order of their keys first.
+// namespaceSelector is metav1.LabelSelectorAsSelector with the same error on every call
+// (that stops at the first bad label in map order).
 func namespaceSelector(s *metav1.LabelSelector) (labels.Selector, error) {
 	for _, k := range slices.Sorted(maps.Keys(s.MatchLabels)) {
 		if _, err := metav1.LabelSelectorAsSelector(&metav1.LabelSelector{MatchLabels: map[string]string{k: s.MatchLabels[k]}}); err != nil {
@@ -90,8 +85,7 @@ func namespaceSelector(s *metav1.LabelSelector) (labels.Selector, error) {
 	return metav1.LabelSelectorAsSelector(s)
 }
 
-// usesSelector says whether an EnvironmentConfig admits namespaces by label, so that the
-// claim's namespace must be read.
+// usesSelector says whether an EnvironmentConfig admits namespaces by label.
 func usesSelector(config *unstructured.Unstructured) bool {
 	_, found, _ := unstructured.NestedFieldNoCopy(config.Object, "data", "access", "namespaceSelector")
 	return found
@@ -104,23 +98,17 @@ func AccessOf(config *unstructured.Unstructured) *envv1alpha1.Access {
 		return nil
 	}
 	b, err := json.Marshal(raw)
-	if err != nil {
-		return &envv1alpha1.Access{}
-	}
 	a := &envv1alpha1.Access{}
-	if err := json.Unmarshal(b, a); err != nil {
+	if err != nil || json.Unmarshal(b, a) != nil {
 		return &envv1alpha1.Access{}
 	}
 	return a
 }
 
-// SelectEnvironment picks the environment a cluster lives in from candidate
-// EnvironmentConfigs, among those that admit the tenant. requested is spec.environment;
-// pinned is the environment recorded in the cluster's status on an earlier reconcile. A
-// cluster that names no environment uses the one it is pinned to, or else the default
-// among those offered to it, so that changing the default never moves an existing cluster.
-// Messages name only environments offered to the tenant: what other teams have stays
-// unseen.
+// SelectEnvironment picks the environment a cluster lives in among those that admit the
+// tenant: requested (spec.environment), else pinned (the status'), else the default, so that
+// changing the default never moves a cluster. Messages name only environments offered to
+// the tenant: what other teams have stays unseen.
 func SelectEnvironment(requested, pinned string, configs []*unstructured.Unstructured, tenant Tenant) (*Environment, error) {
 	byName := map[string][]*unstructured.Unstructured{}
 	hidden := map[string]bool{}
@@ -185,12 +173,7 @@ func SelectEnvironment(requested, pinned string, configs []*unstructured.Unstruc
 		return nil, errorf(kaasv1alpha1.ReasonEnvironmentUnavailable, "environment %q does not exist: no EnvironmentConfig is labelled %s=%s; %s",
 			want, envv1alpha1.LabelEnvironment, want, describeEnvironments(byName, tenant))
 	}
-
-	env, err := DecodeEnvironment(want, matches[0])
-	if err != nil {
-		return nil, err
-	}
-	return env, nil
+	return DecodeEnvironment(want, matches[0])
 }
 
 func offeredTo(t Tenant) string {
@@ -200,10 +183,9 @@ func offeredTo(t Tenant) string {
 	return " offered to " + t.String()
 }
 
-// DecodeEnvironment decodes the data of an EnvironmentConfig strictly: unknown fields are
-// errors, so that a typo is reported rather than ignored.
+// DecodeEnvironment decodes an EnvironmentConfig's data strictly, so that a typo is reported
+// rather than ignored, with encoding/json, whose error names the field and the type.
 func DecodeEnvironment(name string, config *unstructured.Unstructured) (*Environment, error) {
-	// encoding/json: its error names the field and the type the contract wants.
 	data, _, _ := unstructured.NestedFieldNoCopy(config.Object, "data")
 	raw, err := json.Marshal(data)
 	if err != nil {
@@ -218,8 +200,7 @@ func DecodeEnvironment(name string, config *unstructured.Unstructured) (*Environ
 	return env, nil
 }
 
-// ValidateEnvironment checks the parts of an environment every backend uses. Backend
-// sections are checked by the backend.
+// ValidateEnvironment checks the parts of an environment every backend uses.
 func ValidateEnvironment(env *Environment, backends *Registry) field.ErrorList {
 	var errs field.ErrorList
 	data := field.NewPath("data")
@@ -267,11 +248,7 @@ func describeEnvironments(byName map[string][]*unstructured.Unstructured, tenant
 		}
 		return fmt.Sprintf("no environments exist (no EnvironmentConfig carries the label %s)", envv1alpha1.LabelEnvironment)
 	}
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(byName))
 	if tenant.Namespace != "" {
 		return fmt.Sprintf("environments offered to %s: %s", tenant, strings.Join(names, ", "))
 	}
@@ -287,8 +264,7 @@ func configNames(cs []*unstructured.Unstructured) string {
 	return strings.Join(names, ", ")
 }
 
-// RequiredSetting is a setting of a backend's environment section that must not be empty,
-// with what it is for (the message a platform team reads when it is missing).
+// RequiredSetting is a setting that must not be empty, with what it is for.
 type RequiredSetting struct {
 	Name, Value, What string
 }
@@ -305,10 +281,9 @@ func RequireSettings(path *field.Path, settings ...RequiredSetting) field.ErrorL
 }
 
 // EnvironmentChanges lists what the cluster keeps although its environment now offers or
-// defaults something else: the message of the EnvironmentUpToDate condition. spec is the
-// defaulted spec and kept the record of what the environment defaulted for it.
+// defaults something else, for EnvironmentUpToDate (a minor no longer offered is
+// VersionSupported's). spec is the defaulted spec, kept the record of its defaults.
 func EnvironmentChanges(spec *kaasv1alpha1.ClusterSpec, env *Environment, kept *kaasv1alpha1.DefaultedValues) []string {
-	// A minor no longer offered is the VersionSupported condition's (versionCondition).
 	var out []string
 	if kept != nil && kept.Network != nil {
 		d := env.Defaults.Network

@@ -14,23 +14,17 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
-// Preview says what applying an edit of a cluster's spec would do: the edits of portable
-// fields, each with the effect its backend declares for it, and the field-level
-// differences of every native object, from the same translation that renders.
+// Preview says what applying an edit of a cluster would do, from the same translation that
+// renders: the changed portable fields and settings with their declared effects, and the
+// changed leaves of every native object.
 type Preview struct {
-	// Backend is the backend that runs the cluster.
 	Backend kaasv1alpha1.BackendType `json:"backend"`
-
-	// Refused is set when the function would refuse the edit; then Objects is empty.
+	// Refused is set when the function would refuse the edit; then nothing else is.
 	Refused *Refusal `json:"refused,omitempty"`
-
 	// Edits are the changed portable fields, in the order of the spec.
 	Edits []Edit `json:"edits,omitempty"`
-
-	// Settings are the environment's values the cluster takes: those it adopts on request
-	// (kaas.scs.community/adopt-environment), each with the effect its backend declares.
+	// Settings are the environment's values the cluster adopts.
 	Settings []SettingEdit `json:"settings,omitempty"`
-
 	// Objects are the native objects that change, in the order of the rendering.
 	Objects []ObjectDiff `json:"objects,omitempty"`
 }
@@ -42,8 +36,7 @@ type SettingEdit struct {
 	// From and To are the values before and after; empty when unset.
 	From string `json:"from,omitempty"`
 	To   string `json:"to,omitempty"`
-	// Kept says the cluster keeps its own value until its owner adopts the environment's
-	// values; else it takes the new one.
+	// Kept says the cluster keeps its value until its owner adopts the environment's.
 	Kept bool `json:"kept,omitempty"`
 	// Effect and Note are the backend's declaration for the setting.
 	Effect Effect `json:"effect"`
@@ -62,10 +55,8 @@ func (e SettingEdit) Summary() string {
 	return string(e.Effect) + ": " + change + " (" + e.Note + ")"
 }
 
-// EnvironmentEdits lists the settings of a cluster's backend (and the region) whose value
-// differs between two versions of its environment: what an edit of the environment means
-// for a cluster whose spec asks for version. Settings that follow the environment reach
-// the cluster at once; the others only when it adopts them.
+// EnvironmentEdits lists the settings whose value differs between two versions of an
+// environment, for a cluster whose spec asks for version.
 func EnvironmentEdits(b Backend, before, after *Environment, version string) ([]SettingEdit, error) {
 	var out []SettingEdit
 	for _, s := range SettingsOf(b) {
@@ -85,8 +76,7 @@ func EnvironmentEdits(b Backend, before, after *Environment, version string) ([]
 	return out, nil
 }
 
-// adoptedSettings are the pinned values that differ between two renders of a cluster:
-// what it adopts, each with its backend's declaration.
+// adoptedSettings are the pinned values that differ between two renders of a cluster.
 func adoptedSettings(b Backend, before, after map[string]string, minor string) []SettingEdit {
 	var out []SettingEdit
 	for _, s := range SettingsOf(b) {
@@ -110,18 +100,15 @@ type Edit struct {
 	Field Field `json:"field"`
 	// Path is the field's path in the spec; node pools are named, not numbered.
 	Path string `json:"path"`
-	// Pool names the node pool the edit belongs to, if any.
 	Pool string `json:"pool,omitempty"`
 	// From and To are the values before and after, as JSON; empty when unset.
-	From string `json:"from,omitempty"`
-	To   string `json:"to,omitempty"`
-	// Effect and Note are the backend's declaration for the field.
+	From   string `json:"from,omitempty"`
+	To     string `json:"to,omitempty"`
 	Effect Effect `json:"effect"`
 	Note   string `json:"note,omitempty"`
 	// Nodes is how many nodes of the pool run now, where the observed state says it.
 	Nodes *int32 `json:"nodes,omitempty"`
-	// NoNativeChange is true when no native object changes at all: the edit only changes
-	// the SCSCluster.
+	// NoNativeChange is true when no native object changes: only the SCSCluster does.
 	NoNativeChange bool `json:"noNativeChange,omitempty"`
 }
 
@@ -171,11 +158,9 @@ type ObjectDiff struct {
 	// Resource is the composed resource's name.
 	Resource string `json:"resource"`
 	// Kind and Name are the native object's, inside a provider-kubernetes Object.
-	Kind string `json:"kind"`
-	Name string `json:"name"`
-	// Action is create, update or delete.
-	Action string `json:"action"`
-	// Fields are the changed leaves, by path.
+	Kind   string      `json:"kind"`
+	Name   string      `json:"name"`
+	Action string      `json:"action"`
 	Fields []FieldDiff `json:"fields,omitempty"`
 	// Before and After are the native objects as rendered; nil when absent.
 	Before *unstructured.Unstructured `json:"-"`
@@ -196,15 +181,13 @@ const (
 	ActionDelete = "delete"
 )
 
-// Changes reports whether applying the edit would change anything: a refusal counts as
-// no change.
+// Changes reports whether applying the edit would change anything; a refusal does not.
 func (p *Preview) Changes() bool {
 	return p.Refused == nil && (len(p.Objects) > 0 || len(p.Edits) > 0 || len(p.Settings) > 0)
 }
 
-// PreviewEdit compares what the model renders for a cluster now (current) and for the edit
-// of its spec (edited, or the refusal editErr): both come from Reconcile with the same
-// observed state, so the preview is what the function would do.
+// PreviewEdit compares the renders of a cluster now and edited (or the refusal editErr),
+// both from Reconcile with the same observed state: what the function would do.
 func PreviewEdit(current, edited *Output, editErr error) *Preview {
 	p := &Preview{Backend: current.Backend.Type()}
 	if editErr != nil {
@@ -225,10 +208,8 @@ func PreviewEdit(current, edited *Output, editErr error) *Preview {
 	return p
 }
 
-// Edits lists the portable fields that differ between two specs, each with the effect
-// the backend declares for a change of it. PreviewEdit gives it the defaulted specs it
-// rendered; a caller without the observed state (a Terraform plan) gives the specs as
-// written, where a field the environment defaulted reads as unset.
+// Edits lists the portable fields that differ between two specs, each with its declared
+// effect. Specs as written (a Terraform plan) read a defaulted field as unset.
 func Edits(caps Capabilities, current, edited *kaasv1alpha1.ClusterSpec) []Edit {
 	var out []Edit
 	for _, d := range diffLeaves(flatten(specMap(current)), flatten(specMap(edited))) {
@@ -247,15 +228,14 @@ func Edits(caps Capabilities, current, edited *kaasv1alpha1.ClusterSpec) []Edit 
 func specMap(spec *kaasv1alpha1.ClusterSpec) map[string]any {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(spec)
 	if err != nil {
-		// A typed spec always converts; a failure is a bug of the API types.
+		// A bug of the API types.
 		panic(fmt.Sprintf("cannot convert a cluster spec: %v", err))
 	}
 	return m
 }
 
-// fieldOfSpecPath maps a changed leaf of the spec to its row of the capability table and
-// its pool; known is false for a path no row covers, whose effect nobody declared. A version
-// change is a minor change when the minors differ.
+// fieldOfSpecPath maps a changed leaf of the spec to its capability row and pool; known is
+// false for a path no row covers.
 func fieldOfSpecPath(path, fromVersion, toVersion string) (f Field, pool string, known bool) {
 	if rest, ok := strings.CutPrefix(path, "nodePools["); ok {
 		pool, rest, _ = strings.Cut(rest, "]")
@@ -280,8 +260,7 @@ func fieldOfSpecPath(path, fromVersion, toVersion string) (f Field, pool string,
 	return "", "", false
 }
 
-// poolFields are the rows of a node pool's fields, by the field's name; "" is the pool
-// itself, added or removed.
+// poolFields are the rows of a pool's fields by name; "" is the pool, added or removed.
 var poolFields = map[string]Field{
 	"": FieldPoolName, "machineType": FieldPoolMachineType, "count": FieldPoolCount, "autoscaling": FieldPoolAutoscaling,
 	"zones": FieldPoolZones, "labels": FieldPoolLabels, "taints": FieldPoolTaints, "rootDiskGiB": FieldPoolRootDisk,
@@ -332,8 +311,8 @@ func diffRenderings(before, after []Resource) []ObjectDiff {
 	return out
 }
 
-// FieldDiffs lists the leaves that differ between two objects, by path, as PreviewEdit
-// compares native objects: a test can hold what a backend did against what was previewed.
+// FieldDiffs lists the leaves that differ between two objects as PreviewEdit compares them,
+// so that a test can hold what a backend did against what was previewed.
 func FieldDiffs(before, after map[string]any) []FieldDiff {
 	return diffLeaves(flatten(before), flatten(after))
 }
@@ -349,8 +328,8 @@ func native(o *unstructured.Unstructured) *unstructured.Unstructured {
 	return o
 }
 
-// flatten lists the leaves of a JSON value by path. Lists of objects with a name are keyed
-// by the name, so that a pool's fields keep their path when another pool is added.
+// flatten lists the leaves of a JSON value by path; lists of named objects are keyed by
+// name, so that a pool's fields keep their path when another pool is added.
 func flatten(v map[string]any) map[string]string {
 	out := map[string]string{}
 	var walk func(path string, v any)
@@ -421,8 +400,8 @@ func named(list []any) bool {
 	return true
 }
 
-// diffLeaves lists the leaves that differ, by path. An element that appears or goes away
-// is one difference at its own path, not one per leaf.
+// diffLeaves lists the leaves that differ, by path; an element that appears or goes away is
+// one difference, not one per leaf.
 func diffLeaves(before, after map[string]string) []FieldDiff {
 	var out []FieldDiff
 	paths := slices.Sorted(maps.Keys(before))
@@ -444,17 +423,8 @@ func diffLeaves(before, after map[string]string) []FieldDiff {
 		}
 		if (inBefore && b == "{}" && !inAfter) || (inAfter && a == "{}" && !inBefore) {
 			gone = append(gone, p)
-			out = append(out, FieldDiff{Path: p, From: elementValue(b, inBefore), To: elementValue(a, inAfter)})
-			continue
 		}
 		out = append(out, FieldDiff{Path: p, From: b, To: a})
 	}
 	return out
-}
-
-func elementValue(v string, present bool) string {
-	if !present {
-		return ""
-	}
-	return v
 }
