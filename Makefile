@@ -15,9 +15,8 @@ SHELL := /usr/bin/env bash
 
 export SCS_KAAS_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/scs-kaas
 # Everything builds and tests without cgo, as the packages, the tools and the released
-# binaries are built: one build cache for all of them, no C toolchain needed. kubectl-scs
-# needs it: Gardener's validation, which it embeds, reaches a zstd binding whose bundled C
-# archive does not link into Go's default executables.
+# binaries are built: one build cache for all of them, no C toolchain needed. Users build
+# kubectl-scs with cgo on (go install); make cli-cgo checks that once.
 export CGO_ENABLED := 0
 OUTPUT := $(CURDIR)/_output
 BIN := $(OUTPUT)/bin
@@ -55,6 +54,14 @@ cli: ## Build kubectl-scs release binaries (linux, darwin; amd64, arm64) into _o
 		(cd clients/kubectl-scs && CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch \
 			go build -trimpath -ldflags='-s -w' -o $(OUTPUT)/cli/kubectl-scs-$$os-$$arch .) || exit 1; \
 	done
+
+# kubectl-scs as users install it: go install ...@version, with cgo on as on any machine with
+# a C compiler, from a module proxy holding this checkout as a release publishes it
+# (TestGoInstallRelease, docs/cli.md). The one cgo build of make test: with everything else
+# at CGO_ENABLED=0, a dependency that does not link with cgo went unnoticed (issue 43).
+.PHONY: cli-cgo
+cli-cgo: ## Build kubectl-scs once with cgo on, by go install from a release-like module proxy.
+	cd clients/kubectl-scs && SCS_KAAS_TEST_GO_INSTALL=1 go test -count=1 -timeout 30m -run 'TestGoInstallRelease/^(replace|cgo)$$' .
 
 # The Terraform / OpenTofu provider's release binaries, laid out as a filesystem mirror that
 # tofu init installs from (docs/terraform.md).
@@ -105,7 +112,7 @@ test: ## Every test (CI runs this): lint, vulnerabilities, unit, XRD, schemas, u
 
 # The tools come before the module tests so that tests which need kube-apiserver (the
 # provider's) or promtool run rather than skip.
-checks: lint tools-controlplane tools-promtool test-modules fuzz test-render ## make test's computing lane: lint, vulnerabilities, every module's tests, fuzzing, render.
+checks: lint tools-controlplane tools-promtool test-modules cli-cgo fuzz test-render ## make test's computing lane: lint, vulnerabilities, every module's tests, kubectl-scs built with cgo, fuzzing, render.
 
 # OpenTofu, 4-6 min cold, is first needed by TestTerraform, late in the legacy pass: the live
 # lane builds it beside the e2e instead of before it, and the tests wait for that build
