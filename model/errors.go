@@ -30,10 +30,9 @@ func Unreadable(err error) error {
 	return &Error{Reason: kaasv1alpha1.ReasonObservedStateUnreadable, Message: err.Error()}
 }
 
-// InvalidError lists every problem with a cluster's spec or environment, each with its
-// field path.
+// InvalidError lists every problem with a cluster's spec or environment.
 type InvalidError struct {
-	// Reason is kaasv1alpha1.ReasonInvalidSpec or kaasv1alpha1.ReasonInvalidEnvironment.
+	// Reason is ReasonInvalidSpec or ReasonInvalidEnvironment.
 	Reason string
 	// Subject says what was invalid, such as `XSCSCluster "a"`.
 	Subject string
@@ -52,8 +51,7 @@ func (e *InvalidError) Error() string {
 	return fmt.Sprintf("%s is invalid (%d %s): %s", e.Subject, len(msgs), noun, strings.Join(msgs, "; "))
 }
 
-// ReasonOf returns the reason of a model layer error (a kaasv1alpha1.Reason* constant), or
-// kaasv1alpha1.ReasonRenderFailed for any other.
+// ReasonOf returns the reason of a model layer error, or ReasonRenderFailed for any other.
 func ReasonOf(err error) string {
 	var me *Error
 	if errors.As(err, &me) {

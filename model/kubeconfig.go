@@ -41,9 +41,8 @@ type kubeconfig struct {
 	} `json:"clusters"`
 }
 
-// KubeconfigConnectionDetails returns the connection details every backend delivers for a
-// kubeconfig: the kubeconfig itself, and the endpoint and CA of its current cluster where
-// it names them. The kubeconfig is secret: callers never log it or put it into status.
+// KubeconfigConnectionDetails are the kubeconfig and, where it names them, the endpoint and
+// CA of its current cluster. Secret: never log it or put it into status.
 func KubeconfigConnectionDetails(raw []byte) (map[string][]byte, error) {
 	e, err := parsedKubeconfig(raw)
 	if err != nil {
@@ -59,10 +58,8 @@ func KubeconfigConnectionDetails(raw []byte) (map[string][]byte, error) {
 	return out, nil
 }
 
-// kubeconfigs remembers what the kubeconfigs seen last gave, by their SHA-256: a cluster's
-// kubeconfig is the same on every reconcile until it is renewed, and parsing its YAML was
-// a tenth of a call. What is kept is public (endpoint, CA, when the credentials expire),
-// never the kubeconfig; the map is emptied whenever it reaches maxParsedKubeconfigs.
+// kubeconfigs caches the public parts of parsed kubeconfigs, never a kubeconfig
+// (docs/performance.md#what-bounds-it).
 var kubeconfigs = struct {
 	sync.Mutex
 	m map[[sha256.Size]byte]endpointAndCA
@@ -70,7 +67,6 @@ var kubeconfigs = struct {
 
 const maxParsedKubeconfigs = 1024
 
-// parsedKubeconfig parses a kubeconfig once per content (kubeconfigs).
 func parsedKubeconfig(raw []byte) (endpointAndCA, error) {
 	sum := sha256.Sum256(raw)
 	kubeconfigs.Lock()
@@ -95,12 +91,9 @@ func parsedKubeconfig(raw []byte) (endpointAndCA, error) {
 type endpointAndCA struct {
 	endpoint string
 	ca       []byte
-	// expires is when the current user's credentials stop working: the client
-	// certificate's NotAfter or a token's exp, whichever comes first; zero if unknown.
-	expires time.Time
+	expires  time.Time // zero if unknown
 }
 
-// parseKubeconfig reads the endpoint and CA of a kubeconfig's current cluster.
 func parseKubeconfig(raw []byte) (endpointAndCA, error) {
 	var e endpointAndCA
 	kc := kubeconfig{}
@@ -137,9 +130,8 @@ func parseKubeconfig(raw []byte) (endpointAndCA, error) {
 	return e, nil
 }
 
-// credentialsExpiry is when a kubeconfig user's credentials expire: the client
-// certificate's NotAfter, or a JWT token's exp, whichever is earlier; zero when neither
-// says. Nothing of the credentials leaves this function.
+// credentialsExpiry is the earlier of a client certificate's NotAfter and a JWT's exp; zero
+// when neither says. Nothing of the credentials leaves this function.
 func credentialsExpiry(certData, token string) time.Time {
 	var out time.Time
 	earlier := func(t time.Time) {
@@ -168,12 +160,10 @@ func credentialsExpiry(certData, token string) time.Time {
 }
 
 // KubeconfigRenewedNote ends the KubeconfigReady message of a backend that renews the
-// kubeconfig before it expires (Gardener's admin kubeconfigs live hours, by design): an
-// expiry date close ahead is then no reason to act.
+// kubeconfig (Gardener's live hours, by design): a close expiry is no reason to act.
 const KubeconfigRenewedNote = "and renewed before then"
 
-// KubeconfigExpiryWarning is how long before a delivered kubeconfig expires that the
-// cluster's users are warned, when the backend has not renewed it.
+// KubeconfigExpiryWarning is how long before a kubeconfig not renewed expires users are warned.
 const KubeconfigExpiryWarning = 7 * 24 * time.Hour
 
 // kubeconfigExpiry is when a delivered kubeconfig's credentials expire; zero if unknown.

@@ -22,8 +22,7 @@ func minorLifecycle(env *Environment, minor string) *kaasv1alpha1.MinorLifecycle
 	}
 }
 
-// upgradePath says where a cluster on v can go: the next minor, or plainly that the
-// environment does not offer it (upgrades go one minor at a time).
+// upgradePath says whether the next minor is offered (upgrades go one minor at a time).
 func upgradePath(env *Environment, v Version, offeredNext string) string {
 	if offeredNext != "" {
 		return "the next minor, " + offeredNext + ", is offered"

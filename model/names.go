@@ -15,24 +15,20 @@ const (
 	LabelClaimName      = "crossplane.io/claim-name"
 )
 
-// LabelIdentity carries, on every native object, a hash of the cluster's Identity: two
-// clusters whose names happen to be the same in a backend are still told apart, and a
-// native object that belongs to another cluster is never taken over.
+// LabelIdentity carries, on every native object, a hash of the cluster's Identity, so that
+// an object of another cluster whose name collides is never taken over.
 const LabelIdentity = "kaas.scs.community/identity"
 
-// Identity is who a cluster is to its users: the namespace and name of its claim, or of the
-// namespaced composite. A composite without a claim has no namespace. The composite's own
-// generated name is not part of it, so a composite created again for the same claim (a
-// restore, a move from claims to namespaced composites) is the same cluster.
+// Identity is who a cluster is to its users: the namespace and name of its claim or
+// namespaced composite, not the composite's generated name, so that a composite created
+// again for the same claim (a restore, a migration) is the same cluster.
 type Identity struct {
 	Namespace, Name string
 }
 
-// IdentityOf returns the identity of a composite resource. A namespaced composite is its
-// own namespace and name, whatever its labels say: its team writes them, and Crossplane's
-// claim labels on it would otherwise let the team speak for another namespace (its
-// environments, its cluster's names in the backend). Only a cluster-scoped composite is a
-// claim's, and only Crossplane labels those: teams cannot write cluster-scoped composites.
+// IdentityOf returns the identity of a composite resource. A namespaced composite is its own
+// namespace and name whatever its labels say: its team writes them, and claim labels would
+// let it speak for another namespace. Only Crossplane labels cluster-scoped composites.
 func IdentityOf(xr *kaasv1alpha1.XSCSCluster) Identity {
 	if xr.GetNamespace() != "" {
 		return Identity{Namespace: xr.GetNamespace(), Name: xr.GetName()}
@@ -57,20 +53,15 @@ func (id Identity) Hash() string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// nameHashLength is the length of the hash in a native name: 30 bits, so that even a
-// thousand clusters with the same readable name collide with a chance below 0.05%, and
-// LabelIdentity refuses what still collides.
+// nameHashLength is the length of the hash in a native name: 30 bits, so that a thousand
+// clusters of one readable name collide below 0.05%, and LabelIdentity refuses the rest.
 const nameHashLength = 6
 
-// minNativeName is the shortest native name a backend may ask for: one readable character,
-// a dash and the hash.
+// minNativeName is one readable character, a dash and the hash.
 const minNativeName = 1 + 1 + nameHashLength
 
-// NativeName derives a cluster's name in a backend from its identity: as much of the name as
-// fits, a dash, and a short hash of the whole identity, at most max characters. The result is
-// a DNS label that starts with a letter and holds no "--", what every backend's names allow
-// (Gardener's Shoots, Cluster API's label values, Magnum's and OpenStack's names); the same
-// name in two namespaces gives two native names.
+// NativeName derives a cluster's name in a backend from its identity, at most max long: a
+// DNS label that starts with a letter and holds no "--" (docs/architecture.md#names).
 func NativeName(id Identity, max int) string {
 	if max < minNativeName {
 		max = minNativeName

@@ -8,8 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// LabelNodePool names, on native objects that belong to one node pool (a Magnum
-// NodegroupV1, a Cluster API MachineDeployment), the pool they belong to.
+// LabelNodePool names the pool on its native objects (a NodegroupV1, a MachineDeployment).
 const LabelNodePool = "kaas.scs.community/node-pool"
 
 func stringMap(in map[string]string) map[string]any {
@@ -20,20 +19,15 @@ func stringMap(in map[string]string) map[string]any {
 	return out
 }
 
-// ObservedCondition is a condition of an observed object in the Crossplane and Kubernetes
-// shape (status.conditions[] with type, status, reason, message), as managed resources,
-// provider-kubernetes Objects and the composites of this API report them. It is the one
-// reader of conditions: the function, the CLI, the conformance kit, the Terraform provider
-// and the tests all read them through ConditionOf.
+// ObservedCondition is a condition of an observed object (status.conditions[]), as every
+// program of this project reads them: through ConditionOf.
 type ObservedCondition struct {
 	Type, Status, Reason, Message string
-	// ObservedGeneration is the generation the condition is about, where it says.
-	ObservedGeneration int64
-	Found              bool
+	ObservedGeneration            int64
+	Found                         bool
 }
 
-// String is "Status (Reason): Message", the parts that are set; "not reported" when the
-// object has no such condition.
+// String is "Status (Reason): Message", the parts that are set, or "not reported".
 func (c ObservedCondition) String() string {
 	if !c.Found || c.Status == "" {
 		return "not reported"
@@ -48,8 +42,7 @@ func (c ObservedCondition) String() string {
 	return s
 }
 
-// ConditionOf reads the condition of type t from an observed object; Found is false, and
-// only Type is set, when it has none.
+// ConditionOf reads the condition of type t from an observed object.
 func ConditionOf(u *unstructured.Unstructured, t string) ObservedCondition {
 	if u == nil {
 		return ObservedCondition{Type: t}
@@ -78,11 +71,8 @@ func ConditionOf(u *unstructured.Unstructured, t string) ObservedCondition {
 }
 
 // DecodeObserved decodes an observed native object into obj, a pointer to its typed form,
-// with apimachinery's converter. The converter's error names no field, and of several bad
-// values in a map it reports whichever it meets first in map order, so the same object
-// would be refused in other words on the next call; where it refuses, encoding/json's
-// error is returned if encoding/json refuses too, as it reads keys in sorted order and
-// names the field.
+// with apimachinery's converter. Where it refuses, encoding/json's error is returned if
+// that refuses too: it names the field and reads keys in order, so the message is stable.
 func DecodeObserved(u map[string]any, obj any) error {
 	err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj)
 	if err == nil {

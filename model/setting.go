@@ -9,31 +9,26 @@ import (
 )
 
 // A Setting is a setting of the environment contract that reaches a cluster's native
-// objects, declared by its backend by its path. Reconcile keeps for every cluster the value
-// it had when the cluster was created (keepSettings), so that an edit of the environment
-// applies to new clusters only: a setting that decides where the cluster's resources live
-// (region, garden, management cluster, ProviderConfig, namespace) would otherwise point them
-// elsewhere, where a provider would create a second cluster and abandon the first.
+// objects. Each cluster keeps the value it was created with (keepSettings): a setting that
+// says where its resources live would otherwise move them, and a provider would create a
+// second cluster and abandon the first (docs/environments.md#when-the-environment-changes).
 type Setting struct {
-	// Path is the setting's path in the EnvironmentConfig, such as
-	// data.magnum.providerConfigName. Its last part may select a list element by a field,
-	// [field=value], where the value {minor} stands for the minor of the cluster's spec:
+	// Path is the setting's path, such as data.magnum.providerConfigName; its last part may
+	// select a list element, where {minor} is the spec's minor:
 	// data.magnum.templates[kubernetesVersion={minor}].
 	Path string
-	// Follows says that every cluster takes the environment's value at once, for Reason
-	// (credentials rotated for all, say), instead of keeping its own.
+	// Follows says that every cluster takes the environment's value at once, for Reason.
 	Follows bool
 	Reason  string
-	// Change is what another value does to a cluster that exists: at once where the
-	// setting follows, else when its owner adopts the environment's values. A change that
-	// would move or replace the cluster is EffectRefused: it keeps its value for life.
+	// Change is what another value does to a cluster, at once or when adopted;
+	// EffectRefused (it would move or replace the cluster) keeps the value for life.
 	Change ChangeEffect
 }
 
 // regionSetting is the setting every backend has.
 var regionSetting = Setting{Path: "data.region", Change: ChangeEffect{EffectRefused, "a cluster in another region is another cluster"}}
 
-// SettingsOf are the backend's settings and the region every backend has, by path.
+// SettingsOf are the backend's settings and the region, by path.
 func SettingsOf(b Backend) []Setting {
 	out := append([]Setting{regionSetting}, b.Settings()...)
 	slices.SortFunc(out, func(a, b Setting) int { return strings.Compare(a.Path, b.Path) })
@@ -43,8 +38,7 @@ func SettingsOf(b Backend) []Setting {
 // at is the setting's path for a cluster whose spec asks for minor.
 func (s Setting) at(minor string) string { return strings.ReplaceAll(s.Path, "{minor}", minor) }
 
-// getSetting reads the setting at path: a string as it is, any other value as JSON, and ""
-// when it is unset.
+// getSetting reads the setting at path: a string as it is, else JSON; "" when unset.
 func getSetting(env *Environment, path string) (string, error) {
 	v, _, err := settingField(env, path, false)
 	switch {
@@ -58,7 +52,7 @@ func getSetting(env *Environment, path string) (string, error) {
 }
 
 // setSetting writes a value as getSetting reads it into env, the caller's own: "" unsets
-// it, and removes a selected list element.
+// it, or removes a selected list element.
 func setSetting(env *Environment, path, value string) error {
 	v, remove, err := settingField(env, path, value != "")
 	switch {
@@ -80,10 +74,9 @@ func setSetting(env *Environment, path, value string) error {
 	return nil
 }
 
-// settingField walks the environment along path, by the contract's JSON names, to the
-// addressable value at its end, and for a selected list element the function that removes
-// it. An unset struct or element on the way ends the walk with no value, or with create is
-// made.
+// settingField walks env along path by JSON names to the addressable value, with the
+// function that removes a selected list element. An unset struct or element on the way
+// ends the walk with no value, or is made with create.
 func settingField(env *Environment, path string, create bool) (reflect.Value, func(), error) {
 	rest, ok := strings.CutPrefix(path, "data.")
 	if !ok {
@@ -124,7 +117,7 @@ func settingField(env *Environment, path string, create bool) (reflect.Value, fu
 	return list.Index(list.Len() - 1), nil, nil
 }
 
-// jsonField is the field of struct v named name in JSON; no value when there is none.
+// jsonField is the field of struct v named name in JSON, if any.
 func jsonField(v reflect.Value, name string) reflect.Value {
 	if v.Kind() != reflect.Struct {
 		return reflect.Value{}

@@ -6,8 +6,7 @@ import (
 	"strings"
 )
 
-// Keyword is an RFC 2119 requirement level of the SCS standard for this API
-// (docs/standard).
+// Keyword is an RFC 2119 requirement level of the SCS standard for this API (docs/standard).
 type Keyword string
 
 // The keywords the standard uses.
@@ -17,13 +16,11 @@ const (
 	May    Keyword = "MAY"
 )
 
-// Requirement is what the standard asks of an implementation for one portable field: the
-// levels of support that meet it. The standard's conformance table is generated from these
-// and the backends' capability declarations, so that text and code cannot drift.
+// Requirement is what the standard asks for one portable field: the levels that meet it.
+// The standard's conformance table is generated from these, so text and code cannot drift.
 type Requirement struct {
 	Keyword Keyword
-	// Meets are the levels that satisfy the requirement.
-	Meets []Level
+	Meets   []Level
 	// Why ties the requirement to an SCS standard or to what users rely on.
 	Why string
 }
@@ -61,18 +58,14 @@ var StandardRequirements = map[Field]Requirement{
 	FieldDeletionProtection: {Must, honourOrEmulate, "a protected cluster is not deleted, and stays updatable"},
 }
 
-// Conformance levels an implementation can claim.
+// Conformance levels: every MUST and SHOULD met, every MUST met, or not.
 const (
-	// ConformanceFull: every MUST and every SHOULD is met.
 	ConformanceFull = "full"
-	// ConformanceCore: every MUST is met; some SHOULD is not.
 	ConformanceCore = "core"
-	// ConformanceNone: some MUST is not met.
 	ConformanceNone = "none"
 )
 
-// Conformance is the level a backend's declared capabilities reach, and the fields that
-// keep it from the next level.
+// Conformance is the level a backend's capabilities reach, and what keeps it from the next.
 func Conformance(c Capabilities) (level string, short []Field) {
 	var mustMissed, shouldMissed []Field
 	for _, f := range Fields {
@@ -101,9 +94,7 @@ func Meets(c Capabilities, f Field) bool {
 	return ok && slices.Contains(StandardRequirements[f].Meets, x.Level)
 }
 
-// StandardTable writes the standard's conformance table as Markdown: per field the
-// requirement and what meets it, per backend its declared level and whether it meets it;
-// and each backend's conformance level.
+// StandardTable writes the standard's conformance tables as Markdown.
 func StandardTable(backends []Backend) string {
 	var b strings.Builder
 	b.WriteString("| field or rule | requirement | met by |")

@@ -9,8 +9,8 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
-// offered is what the environment offers the cluster's team, and the minor it may move to
-// next: one above what runs (or, before anything runs, above the spec's).
+// offered is what the environment offers the cluster's team, and the next minor above what
+// runs (or the spec's).
 func offered(env *Environment, spec *kaasv1alpha1.ClusterSpec, running *kaasv1alpha1.KubernetesStatus) *kaasv1alpha1.OfferedStatus {
 	o := &kaasv1alpha1.OfferedStatus{
 		KubernetesVersions: slices.Clone(env.Catalog.KubernetesVersions),
@@ -30,11 +30,9 @@ func offered(env *Environment, spec *kaasv1alpha1.ClusterSpec, running *kaasv1al
 	return o
 }
 
-// deletionPolicy is what deleting the composite would do to the native cluster, read from
-// the resources as they are composed (including those kept as last applied): Orphan only
-// when every resource that holds the cluster leaves it in place. It is what the status
-// reports and what the deletion protection policy trusts, so it is read from the objects
-// rather than from the request.
+// deletionPolicy is what deleting the composite would do to the native cluster: Orphan only
+// when every resource that holds it leaves it in place. The deletion protection policy
+// trusts it, so it is read from the composed objects, not the request.
 func deletionPolicy(resources []Resource) kaasv1alpha1.DeletionPolicy {
 	for _, r := range resources {
 		if !r.Disposable && !orphans(r.Object) {
@@ -44,9 +42,8 @@ func deletionPolicy(resources []Resource) kaasv1alpha1.DeletionPolicy {
 	return kaasv1alpha1.DeletionOrphan
 }
 
-// orphans says whether deleting a composed resource leaves what it manages: a managed
-// resource whose management policies lack Delete, or whose deletion policy is Orphan. A
-// plain Kubernetes object (a local Cluster API Cluster) is itself what deleting removes.
+// orphans says whether deleting a composed resource leaves what it manages (no Delete
+// management policy, or deletion policy Orphan); a plain object is itself what goes.
 func orphans(o *unstructured.Unstructured) bool {
 	spec, _ := o.Object["spec"].(map[string]any)
 	if policies, ok := spec["managementPolicies"].([]any); ok {

@@ -6,12 +6,11 @@ import (
 	"strings"
 )
 
-// Version is a Kubernetes version as the API takes it: a minor ("1.34") or a patch
-// ("1.34.2"). A leading "v", as Cluster API writes versions, is accepted.
+// Version is a Kubernetes minor ("1.34") or patch ("1.34.2"); a leading "v", as Cluster API
+// writes versions, is accepted.
 type Version struct {
 	Major, Minor int
-	// Patch is -1 when the version names a minor only.
-	Patch int
+	Patch        int // -1 for a minor
 }
 
 // ParseVersion parses "1.34", "1.34.2" or "v1.34.2".

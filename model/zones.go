@@ -8,13 +8,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// maxZones bounds the number of zones a pool can have far above the XRD's limit, so that
-// conversions to the API's int32 sizes cannot overflow.
+// maxZones bounds zones far above the XRD's limit, so that int32 conversions cannot overflow.
 const maxZones = 1 << 16
 
-// ZoneShare is zone i's part of n nodes spread over zones: the size divided evenly, the
-// first zones taking the remainder. Backends that run one node group per zone use it, so a
-// pool of 4 over 3 zones is 2, 1, 1 on every backend.
+// ZoneShare is zone i's part of n nodes spread over zones, the first taking the remainder,
+// so that a pool of 4 over 3 zones is 2, 1, 1 on every backend.
 func ZoneShare(n int32, zones, i int) int32 {
 	if zones == 0 {
 		return n
@@ -27,9 +25,8 @@ func ZoneShare(n int32, zones, i int) int32 {
 	return s
 }
 
-// PoolZoneName names a pool's node group in one zone: <pool>-<zone>, stable for the life of
-// the pool and zone. A zone that does not make a DNS label is replaced by a short hash of
-// it, so the name is still valid and still stable.
+// PoolZoneName names a pool's node group in one zone: <pool>-<zone>, or with a short hash of
+// a zone that makes no DNS label; stable for the life of the pool and zone.
 func PoolZoneName(pool, zone string) string {
 	if zone == "" {
 		return pool
