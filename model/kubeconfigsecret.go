@@ -6,17 +6,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// ResourceKubeconfigSecret is the resource name of the kubeconfig Secret a namespaced
-// composite gets (Input.KubeconfigSecret). It belongs to no backend: it is the same for all.
+// ResourceKubeconfigSecret is the resource name of a namespaced composite's kubeconfig
+// Secret, the same for every backend.
 const ResourceKubeconfigSecret = "kubeconfig-secret"
 
-// kubeconfigSecret composes the Secret with the cluster's connection details, in the
-// composite's namespace, with the keys of the kubeconfig contract (docs/kubeconfig.md). It
-// is composed before the backend delivers a kubeconfig too, so that nothing is missing from
-// the desired state, but it is ready only once it holds one.
+// kubeconfigSecret composes the Secret of the kubeconfig contract (docs/kubeconfig.md), also
+// before a kubeconfig is delivered, so that the desired state is complete.
 func kubeconfigSecret(req *Request, name string, details map[string][]byte) Resource {
 	data := make(map[string]any, len(details))
-	for _, k := range []string{ConnectionKeyKubeconfig, ConnectionKeyEndpoint, ConnectionKeyCA} {
+	for _, k := range connectionKeys {
 		if v, ok := details[k]; ok {
 			data[k] = base64.StdEncoding.EncodeToString(v)
 		}

@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,8 +15,8 @@ type Registry struct {
 	backends map[kaasv1alpha1.BackendType]Backend
 }
 
-// NewRegistry returns a registry of the given backends. A setting a backend declares that
-// is not a path of the environment contract is a bug of the backend: it panics.
+// NewRegistry returns a registry of the given backends. It panics on a setting that is not
+// a path of the environment contract: a bug of the backend.
 func NewRegistry(backends ...Backend) *Registry {
 	r := &Registry{backends: make(map[kaasv1alpha1.BackendType]Backend, len(backends))}
 	for _, b := range backends {
@@ -47,21 +49,13 @@ func (r *Registry) Types() []string {
 	return ts
 }
 
-// backendOf names the backend whose resource names start like name, of every backend of
-// the API and those of the registry; empty for none.
+// backendOf names the backend, of the API's and the registry's, whose resource names start
+// like name; empty for none.
 func (r *Registry) backendOf(name string) kaasv1alpha1.BackendType {
-	for _, t := range append(kaasv1alpha1.BackendTypes(), registeredTypes(r)...) {
+	for _, t := range slices.AppendSeq(kaasv1alpha1.BackendTypes(), maps.Keys(r.backends)) {
 		if strings.HasPrefix(name, string(t)+"-") {
 			return t
 		}
 	}
 	return ""
-}
-
-func registeredTypes(r *Registry) []kaasv1alpha1.BackendType {
-	out := make([]kaasv1alpha1.BackendType, 0, len(r.backends))
-	for t := range r.backends {
-		out = append(out, t)
-	}
-	return out
 }
