@@ -98,15 +98,14 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 func (Backend) Settings() []model.Setting {
 	elsewhere := model.ChangeEffect{Effect: model.EffectRefused, Note: "another garden, project or namespace is another cluster"}
 	lifetime := model.ChangeEffect{Effect: model.EffectInPlace, Note: "the next admin kubeconfig is issued with it"}
+	profile := model.ChangeEffect{Effect: model.EffectRefused, Note: "Gardener moves a Shoot to no other CloudProfile (but a NamespacedCloudProfile of its own)"}
 	return []model.Setting{
 		{Path: "data.gardener.gardenCluster", Change: elsewhere},
 		{Path: "data.gardener.project", Change: elsewhere},
 		{Path: "data.gardener.namespace", Change: elsewhere},
 		{Path: "data.gardener.adminKubeconfig.providerConfigName", Change: elsewhere},
-		{Path: "data.gardener.cloudProfile", Change: model.ChangeEffect{Effect: model.EffectInPlace,
-			Note: "Gardener takes only a NamespacedCloudProfile whose parent is the Shoot's CloudProfile, and refuses any other"}},
-		{Path: "data.gardener.cloudProfileKind", Change: model.ChangeEffect{Effect: model.EffectInPlace,
-			Note: "Gardener takes only a NamespacedCloudProfile whose parent is the Shoot's CloudProfile, and refuses any other"}},
+		{Path: "data.gardener.cloudProfile", Change: profile},
+		{Path: "data.gardener.cloudProfileKind", Change: profile},
 		{Path: "data.gardener.credentialsBindingName", Follows: true, Reason: "a platform rotates credentials for every cluster: none may keep revoked ones",
 			Change: model.ChangeEffect{Effect: model.EffectInPlace, Note: "Gardener reconciles the infrastructure with the new credentials"}},
 		{Path: "data.gardener.floatingPoolName", Change: model.ChangeEffect{Effect: model.EffectRefused,
