@@ -163,7 +163,7 @@ func credentialsExpiry(certData, token string) time.Time {
 // kubeconfig (Gardener's live hours, by design): a close expiry is no reason to act.
 const KubeconfigRenewedNote = "and renewed before then"
 
-// KubeconfigExpiryWarning is how long before a kubeconfig not renewed expires users are warned.
+// KubeconfigExpiryWarning is how long before a kubeconfig expires unrenewed users are warned.
 const KubeconfigExpiryWarning = 7 * 24 * time.Hour
 
 // kubeconfigExpiry is when a delivered kubeconfig's credentials expire; zero if unknown.

@@ -1,11 +1,6 @@
 // Package input turns what a caller holds of one cluster into the model's Input, the same
-// way for every caller: the composition function with what Crossplane sends it,
-// `kubectl scs render` with the files a user gives it, and the tests that render. It decodes
-// the composite resource of either flavour (a legacy claim too, turned into the composite
-// Crossplane makes of it), and it plays Crossplane's part between the calls of a function
-// for callers that have no Crossplane: the requirements loop.
-//
-// It imports only apimachinery, the API types and the model, like the model itself.
+// way for the function, `kubectl scs render` and the tests: the composite of either flavour
+// (or a legacy claim), and Crossplane's requirements loop for callers without Crossplane.
 package input
 
 import (
@@ -20,37 +15,26 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
-// Snapshot is what a caller holds of one cluster at one moment, as plain objects: what
-// Crossplane sends a composition function about one composite resource.
+// Snapshot is what Crossplane sends a composition function about one composite resource.
 type Snapshot struct {
-	// Composite is the observed composite resource: a cluster-scoped XSCSCluster (the legacy
-	// flavour, with claims) or a namespaced SCSCluster (the Crossplane v2 flavour).
+	// Composite is a cluster-scoped XSCSCluster (legacy) or a namespaced SCSCluster.
 	Composite map[string]any
-
-	// ConnectionDetails are the observed composite's connection details: what Crossplane
-	// last published to a legacy claim's Secret. Secret: never log them.
+	// ConnectionDetails are the observed composite's. Secret: never log them.
 	ConnectionDetails map[string][]byte
-
-	// Observed are the composed resources that exist, by composition resource name.
-	Observed map[string]model.ObservedResource
-
-	// Required are the resources fetched for the model's requirements, by requirement
-	// name. A name that is absent was not fetched yet; one with no objects was fetched and
-	// matched nothing.
+	Observed          map[string]model.ObservedResource
+	// Required are the resources fetched, by requirement; absent is not fetched yet.
 	Required map[string][]*unstructured.Unstructured
 }
 
-// Decode turns a snapshot into the model's input. opts are the caller's settings; a legacy
-// composite that names a namespace for its connection secret has composed resources write
-// theirs there too, as Crossplane keeps the composite's there.
+// Decode turns a snapshot into the model's input. A legacy composite's connection secret
+// namespace is where composed resources write theirs too, as Crossplane keeps it there.
 func Decode(req Snapshot, opts model.Options) (model.Input, error) {
 	in := model.Input{Options: opts, Observed: req.Observed, Required: req.Required}
 	xr := req.Composite
 	if len(xr) == 0 {
 		return in, fmt.Errorf("the request has no observed composite resource")
 	}
-	// encoding/json, not the unstructured converter: the composite's spec is what users
-	// write, and encoding/json's error names the field and the type it wants.
+	// encoding/json, whose error names the field and the type users must write.
 	raw, err := json.Marshal(xr)
 	if err != nil {
 		return in, fmt.Errorf("cannot encode the observed composite resource: %w", err)
@@ -73,8 +57,7 @@ func Decode(req Snapshot, opts model.Options) (model.Input, error) {
 		in.ConnectionDetails = req.ConnectionDetails
 		return in, nil
 	case c.APIVersion == kaasv1alpha1.APIVersion && c.Kind == kaasv1alpha1.ClaimKind && c.Namespace != "":
-		// Crossplane v2 gives namespaced composites no connection secret: the model
-		// composes the kubeconfig Secret the spec names.
+		// Crossplane v2 gives these no connection secret: the model composes it.
 		in.KubeconfigSecret = ref("name")
 		return in, nil
 	}
@@ -82,16 +65,13 @@ func Decode(req Snapshot, opts model.Options) (model.Input, error) {
 		c.APIVersion, c.Kind, kaasv1alpha1.APIVersion, kaasv1alpha1.CompositeKind, kaasv1alpha1.ClaimKind)
 }
 
-// claimFields are the fields of a claim's spec that stay with the claim: Crossplane does not
-// copy them to the composite.
+// claimFields stay with the claim: Crossplane does not copy them to the composite.
 var claimFields = []string{"writeConnectionSecretToRef", "resourceRef", "compositeDeletePolicy",
 	"compositionRef", "compositionSelector", "compositionRevisionRef", "compositionUpdatePolicy"}
 
-// CompositeOfClaim returns the XSCSCluster Crossplane composes for a legacy SCSCluster
-// claim: named as the claim's spec.resourceRef says once it is bound (else after the
-// claim), labelled with the claim's namespace and name, from which the cluster's identity
-// and its names in the backend derive, with the claim's spec but for the claim's own fields,
-// and its status. The claim must have a namespace; it is not changed.
+// CompositeOfClaim returns the XSCSCluster Crossplane composes for a legacy claim: named by
+// spec.resourceRef (else after the claim), with the claim labels the cluster's identity
+// derives from, the spec but the claim's own fields, and the status. claim is not changed.
 func CompositeOfClaim(claim *unstructured.Unstructured) *unstructured.Unstructured {
 	c := claim.DeepCopy()
 	labels := c.GetLabels()
@@ -119,24 +99,18 @@ func CompositeOfClaim(claim *unstructured.Unstructured) *unstructured.Unstructur
 	return xr
 }
 
-// MaxRounds is how often Crossplane calls a function in one reconcile while it asks for
-// more resources: the requirements settle after a round or two, more rounds than this mean
-// a bug.
+// MaxRounds is how often Crossplane calls a function in one reconcile while it asks for more
+// resources; the requirements settle after one or two.
 const MaxRounds = 5
 
-// Fetch answers one requirement of the model: the objects sel selects, as Crossplane
-// fetches a required resource.
+// Fetch answers one requirement of the model, as Crossplane fetches a required resource.
 type Fetch func(name string, sel model.Selector) ([]*unstructured.Unstructured, error)
 
-// Resolve runs the model until it has every resource it requires, answering each
-// requirement through fetch as Crossplane does between the calls of a composition
-// function. in.Required holds what was fetched already, if anything; a requirement is
-// fetched again only when its selector changed.
+// Resolve runs the model until it has every resource it requires, fetching as Crossplane
+// does. What in.Required holds is fetched again only when its selector changed.
 func Resolve(reg *model.Registry, in model.Input, fetch Fetch) (*model.Output, error) {
 	required := make(map[string][]*unstructured.Unstructured, len(in.Required))
-	for name, objs := range in.Required {
-		required[name] = objs
-	}
+	maps.Copy(required, in.Required)
 	in.Required = required
 	fetched := map[string]model.Selector{}
 	for range MaxRounds {
@@ -147,7 +121,7 @@ func Resolve(reg *model.Registry, in model.Input, fetch Fetch) (*model.Output, e
 		if out.Complete {
 			return out, nil
 		}
-		for _, name := range sortedKeys(out.Requirements) {
+		for _, name := range slices.Sorted(maps.Keys(out.Requirements)) {
 			sel := out.Requirements[name]
 			if _, given := in.Required[name]; given {
 				if last, ok := fetched[name]; !ok || sameSelector(last, sel) {
@@ -174,15 +148,9 @@ func sameSelector(a, b model.Selector) bool {
 		a.MatchName == b.MatchName && maps.Equal(a.MatchLabels, b.MatchLabels)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
-}
-
-// Preview renders a cluster as it is and as edited (its spec and annotations), both with
-// the same observed state and each resolving its requirements through fetch, and says what
-// the edit would do (model.PreviewEdit). An error means the preview could not be made (the
-// cluster as it is is refused, a fetch failed); the function's refusal of the edit is the
-// preview's Refused.
+// Preview renders a cluster as it is and as edited (spec and annotations) with the same
+// observed state, and says what the edit would do. A refusal of the edit is the preview's
+// Refused; an error means there is no preview.
 func Preview(reg *model.Registry, in model.Input, edited *kaasv1alpha1.XSCSCluster, fetch Fetch) (*model.Preview, error) {
 	current, err := Resolve(reg, in, fetch)
 	if err != nil {
@@ -206,20 +174,16 @@ func Preview(reg *model.Registry, in model.Input, edited *kaasv1alpha1.XSCSClust
 
 // EnvironmentPreview is what an edit of an EnvironmentConfig means for one cluster of it.
 type EnvironmentPreview struct {
-	// Settings are the settings of the cluster's backend whose value the edit changes;
-	// Kept ones the cluster keeps until it adopts them.
+	// Settings are the settings whose value the edit changes.
 	Settings []model.SettingEdit `json:"settings,omitempty"`
-	// Now is what the edit does to the cluster at once: only the settings that follow the
-	// environment change its native objects.
+	// Now is what the edit does at once: only settings that follow change native objects.
 	Now *model.Preview `json:"now"`
 	// Adopting is what adopting the edited environment's values then would do.
 	Adopting *model.Preview `json:"adopting"`
 }
 
-// PreviewEnvironment renders a cluster as it is, with an edited EnvironmentConfig in place
-// of the one of the same name (edited), and with that edit adopted, all with the same
-// observed state, and says what the edit would do to the cluster now and what adopting it
-// would do (model.PreviewEdit). fetch answers the requirements as for Preview.
+// PreviewEnvironment renders a cluster as it is, with edited in place of the
+// EnvironmentConfig of its name, and with that edit adopted, all with the same observed state.
 func PreviewEnvironment(reg *model.Registry, in model.Input, edited *unstructured.Unstructured, fetch Fetch) (*EnvironmentPreview, error) {
 	current, err := Resolve(reg, in, fetch)
 	if err != nil {

@@ -1,6 +1,5 @@
 // Package providerkubernetes wraps native objects in provider-kubernetes Objects, so that
-// Crossplane can manage them in another cluster (a Gardener garden cluster, a Cluster API
-// management cluster), and unwraps the observed copies that provider-kubernetes reports.
+// Crossplane can manage them in another cluster, and unwraps the observed copies.
 package providerkubernetes
 
 import (
@@ -9,16 +8,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// The Object APIs of provider-kubernetes: cluster-scoped for legacy (claim) composites, the
-// namespaced Crossplane v2 kinds for namespaced composites, which may compose only
-// namespaced resources in their own namespace.
+// The Object APIs of provider-kubernetes: cluster-scoped for legacy composites, namespaced
+// for namespaced ones, which may compose only in their own namespace.
 const (
 	APIVersion           = "kubernetes.crossplane.io/v1alpha2"
 	NamespacedAPIVersion = "kubernetes.m.crossplane.io/v1alpha1"
 	Kind                 = "Object"
 
-	// ClusterProviderConfigKind is the cluster-scoped ProviderConfig a namespaced Object
-	// names: platform-owned credentials, never in a tenant's namespace.
+	// ClusterProviderConfigKind is what a namespaced Object names: platform-owned
+	// credentials, never in a tenant's namespace.
 	ClusterProviderConfigKind = "ClusterProviderConfig"
 )
 
@@ -36,27 +34,23 @@ const (
 type WrapOptions struct {
 	// Name of the Object. Derive it from immutable inputs only.
 	Name string
-	// Namespace makes it a namespaced Object (kubernetes.m.crossplane.io) in this namespace,
-	// naming a ClusterProviderConfig; empty: the cluster-scoped Object.
+	// Namespace makes it a namespaced Object; empty: the cluster-scoped Object.
 	Namespace string
 	// ProviderConfigName selects the remote cluster.
 	ProviderConfigName string
 	// Annotations and Labels go on the Object itself.
 	Annotations map[string]string
 	Labels      map[string]string
-	// ReadinessCelQuery, when set, makes the Object Ready only when the query holds on the
-	// observed manifest; otherwise the Object is Ready once created.
+	// ReadinessCelQuery makes the Object Ready when it holds; without it, once created.
 	ReadinessCelQuery string
 	// Orphan leaves the remote object in place when the Object is deleted.
 	Orphan bool
-	// ConnectionDetails publish fields of remote objects as connection details.
-	ConnectionDetails []ConnectionDetail
-	// ConnectionSecretName and ConnectionSecretNamespace name the Secret the connection
-	// details are written to; required with ConnectionDetails.
+	// ConnectionDetails publish fields of remote objects, into the Secret
+	// ConnectionSecretName (and, cluster-scoped, ConnectionSecretNamespace).
+	ConnectionDetails         []ConnectionDetail
 	ConnectionSecretName      string
 	ConnectionSecretNamespace string
-	// ObserveOnly makes provider-kubernetes read the remote object without ever creating,
-	// changing or deleting it.
+	// ObserveOnly reads the remote object without ever changing it.
 	ObserveOnly bool
 }
 
@@ -67,9 +61,8 @@ type ConnectionDetail struct {
 	ToConnectionSecretKey             string
 }
 
-// Wrap returns an Object that manages manifest in the cluster of the ProviderConfig. The
-// Object watches the remote object, so its observed copy follows changes within a second
-// rather than on the next poll.
+// Wrap returns an Object that manages manifest in the cluster of the ProviderConfig. It
+// watches the remote object, so its observed copy follows within a second, not a poll.
 func Wrap(manifest map[string]any, o WrapOptions) *unstructured.Unstructured {
 	namespaced := o.Namespace != ""
 	ref := map[string]any{"name": o.ProviderConfigName}
@@ -138,15 +131,13 @@ func IsObject(u *unstructured.Unstructured) bool {
 	return (u.GetAPIVersion() == APIVersion || u.GetAPIVersion() == NamespacedAPIVersion) && u.GetKind() == Kind
 }
 
-// IsObserveOnly says whether the Object only observes its remote object (management
-// policy Observe): it never creates, changes or deletes it.
+// IsObserveOnly says whether the Object only observes its remote object.
 func IsObserveOnly(u *unstructured.Unstructured) bool {
 	policies, _, _ := unstructured.NestedSlice(u.Object, "spec", "managementPolicies")
 	return len(policies) == 1 && policies[0] == "Observe"
 }
 
-// Observed returns the remote object as provider-kubernetes last observed it, or nil when
-// it has not observed it yet. An observed manifest that is not an object is an error.
+// Observed returns the remote object as last observed, or nil when it was not yet.
 func Observed(object *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	raw, found, err := unstructured.NestedFieldNoCopy(object.Object, "status", "atProvider", "manifest")
 	if err != nil {
@@ -170,11 +161,9 @@ func stringMap(in map[string]string) map[string]any {
 	return out
 }
 
-// ExposesSecretData says whether an Object carries the data of a Secret it manages or
-// observes in its status. provider-kubernetes copies the remote object into
-// status.atProvider.manifest, a Secret's data too, unless it runs with --sanitize-secrets,
-// which replaces data and stringData with the marker {"redacted": null}. Then anyone who
-// may read Objects reads the Secret.
+// ExposesSecretData says whether an Object carries a Secret's data in its status, where
+// anyone who may read Objects reads it: provider-kubernetes copies it there unless it runs
+// with --sanitize-secrets, which leaves the marker {"redacted": null}.
 func ExposesSecretData(object *unstructured.Unstructured) bool {
 	remote, err := Observed(object)
 	if err != nil || remote == nil || remote.GetAPIVersion() != "v1" || remote.GetKind() != "Secret" {
