@@ -14,9 +14,7 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model/input"
 )
 
-// decodeInput reads the observed composite resource, the observed composed resources and
-// the required resources of a request, and hands them to package input, which makes the
-// model's Input of them as it does for every other caller.
+// decodeInput hands what a request observed and required to package input, as every caller.
 func decodeInput(req *fnv1.RunFunctionRequest, opts model.Options) (model.Input, error) {
 	observed, required := req.GetObserved().GetResources(), req.GetRequiredResources()
 	r := input.Snapshot{
@@ -56,11 +54,9 @@ func encodeRequirements(reqs map[string]model.Selector) *fnv1.Requirements {
 	return out
 }
 
-// encodeDesired returns the desired state: what earlier pipeline steps desired, with the
-// rendered resources (and the readiness the backend observed) in place of those of the same
-// names, and the composite resource they desired with this API's status and connection
-// details set. It is a State of its own: the request's (which newResponse hands on, not a
-// copy) is never written into, so that an error half way leaves it as it came.
+// encodeDesired returns what earlier steps desired with the rendered resources, the status
+// and connection details set, as a State of its own: the request's is never written into,
+// so that an error half way leaves it as it came.
 func encodeDesired(req *fnv1.RunFunctionRequest, out *model.Output, namespaced bool) (*fnv1.State, error) {
 	desired := &fnv1.State{Resources: maps.Clone(req.GetDesired().GetResources())}
 	if desired.Resources == nil {
@@ -98,16 +94,14 @@ func encodeDesired(req *fnv1.RunFunctionRequest, out *model.Output, namespaced b
 	details := make(map[string][]byte, len(earlier.GetConnectionDetails())+len(out.Observation.ConnectionDetails))
 	maps.Copy(details, earlier.GetConnectionDetails())
 	if !namespaced {
-		// Crossplane drops them for namespaced composites; their kubeconfig Secret is a
-		// composed resource.
+		// Crossplane drops them for namespaced composites, whose Secret is composed.
 		maps.Copy(details, out.Observation.ConnectionDetails)
 	}
 	desired.Composite = &fnv1.Resource{Resource: s, ConnectionDetails: details, Ready: earlier.GetReady()}
 	return desired, nil
 }
 
-// notReadyFor is how long the observed composite resource has not been Ready, from its
-// Ready condition, which Crossplane sets; zero while it is Ready or says nothing.
+// notReadyFor is how long the composite has not been Ready; zero while it is or says nothing.
 func notReadyFor(req *fnv1.RunFunctionRequest, now time.Time) time.Duration {
 	status := req.GetObserved().GetComposite().GetResource().GetFields()["status"].GetStructValue()
 	for _, c := range status.GetFields()["conditions"].GetListValue().GetValues() {

@@ -17,17 +17,14 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model/all"
 )
 
-// Response TTLs: the safety net for changes no watch reports (an EnvironmentConfig edit, a
-// backend controller that writes only status) and for events Crossplane's watch circuit
-// breaker drops (docs/reliability.md). Short while a cluster converges, so that it shows
-// Ready soon; a minute once Ready, about a millisecond of CPU per cluster (docs/scale.md).
+// Response TTLs: the net for changes no watch reports and for events Crossplane's circuit
+// breaker drops (docs/reliability.md); a minute once Ready costs little (docs/scale.md).
 const (
 	ttlConverging = 10 * time.Second
 	ttlReady      = time.Minute
 )
 
-// Function is the composition function: a thin adapter that turns a RunFunctionRequest into
-// a model.Input and the model.Output back into a RunFunctionResponse.
+// Function is the composition function: a thin adapter between RunFunction and the model.
 type Function struct {
 	fnv1.UnimplementedFunctionRunnerServiceServer
 
@@ -35,12 +32,10 @@ type Function struct {
 	backends *model.Registry
 	options  model.Options
 	metrics  *metrics
-	// now is the clock a delivered kubeconfig's expiry is checked against.
-	now func() time.Time
+	now      func() time.Time
 }
 
-// defaultConnectionSecretNamespace is where composed resources write connection secrets
-// when the composite resource names no namespace for its own: Crossplane's namespace.
+// defaultConnectionSecretNamespace is Crossplane's, for a composite that names none.
 const defaultConnectionSecretNamespace = "crossplane-system"
 
 // NewFunction returns the function with every backend this build supports.
@@ -54,12 +49,9 @@ func NewFunction(log logging.Logger) *Function {
 	}
 }
 
-// RunFunction translates one composite resource. Every error ends in a Fatal result and
-// leaves the desired state as it came in: Crossplane deletes composed resources that are
-// missing from the desired state, so an empty or partial answer would delete clusters.
-//
-// A panic, a bug on some input nobody foresaw, ends the same way: without the recovery one
-// bad composite would crash the function for every tenant, over and over.
+// RunFunction translates one composite resource. Every error, and a panic, ends in a Fatal
+// result with the desired state as it came in: Crossplane deletes what is missing from it,
+// and a crash would stop the function for every tenant, over and over.
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (rsp *fnv1.RunFunctionResponse, err error) {
 	start := time.Now()
 	var facts runFacts
@@ -67,8 +59,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		if p := recover(); p != nil {
 			name := req.GetObserved().GetComposite().GetResource().GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
 			f.log.Info("Recovered from a panic; nothing was changed", "xr", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			// A fresh response: the one under way may hold half of the desired state. The
-			// request's own desired state is never written to (encodeOutput).
+			// A fresh response: the one under way may hold half of the desired state.
 			rsp, err = refuse(newResponse(req, ttlConverging), kaasv1alpha1.ReasonInternalError,
 				errors.New("the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it")), nil
 		}
@@ -78,9 +69,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	return rsp, nil
 }
 
-// runFacts is what one call tells the metrics beyond its response: the cluster's backend,
-// how many resources it desired, how long its delivered kubeconfig is valid (if it says),
-// and how long it has not been Ready.
+// runFacts is what one call tells the metrics beyond its response.
 type runFacts struct {
 	backend         string
 	desired         int
@@ -98,8 +87,7 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionR
 		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err), runFacts{}
 	}
 	in.Now = f.now()
-	// Every log line names the composite; a logger WithValues would encode that name on
-	// every call, logged or not.
+	// Not a logger WithValues: that would encode the name on every call, logged or not.
 	xr := in.Cluster.Name
 
 	out, err := f.backends.Reconcile(in)
@@ -107,8 +95,7 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionR
 		f.log.Info("Refusing to render", "xr", xr, "reason", model.ReasonOf(err), "error", err.Error())
 		return refuse(rsp, model.ReasonOf(err), err), runFacts{}
 	}
-	// Crossplane fetches what the requirements select and calls again; until then the
-	// response carries no desired state of ours and Crossplane does not act on it.
+	// Until the requirements are fetched, Crossplane does not act on the response.
 	rsp.Requirements = encodeRequirements(out.Requirements)
 	facts := runFacts{backend: backendRequirements}
 	if out.Environment != nil {
@@ -119,8 +106,7 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionR
 	}
 
 	if err := encodeOutput(req, rsp, out, in.Cluster.Namespace != ""); err != nil {
-		// encodeOutput changes the response only once everything is encoded, so the
-		// desired state is still what came in.
+		// encodeOutput changed nothing: the desired state is still what came in.
 		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err), facts
 	}
 	if out.Observation.Ready {
@@ -136,14 +122,11 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionR
 	return rsp, facts
 }
 
-// The SDK's request and response packages are not used: they import controller-runtime
-// and with it client-go's scheme of every Kubernetes API group, which took the function's
-// peak RSS to function-go-templating's (docs/performance.md). What the function needs of
-// them is newResponse, the Results and the conditions, and protobuf's own AsMap and NewStruct.
+// The SDK's request and response packages are not used: they import controller-runtime, for
+// much more memory (docs/performance.md#what-bounds-it).
 
-// newResponse starts the response to req as response.To does: its tag, a time to live, and
-// the desired state and context of the earlier pipeline steps, which the function adds to
-// and never writes into.
+// newResponse starts the response to req as response.To does, with the desired state and
+// context of earlier steps, which the function never writes into.
 func newResponse(req *fnv1.RunFunctionRequest, ttl time.Duration) *fnv1.RunFunctionResponse {
 	return &fnv1.RunFunctionResponse{
 		Meta:    &fnv1.ResponseMeta{Tag: req.GetMeta().GetTag(), Ttl: durationpb.New(ttl)},
@@ -152,33 +135,25 @@ func newResponse(req *fnv1.RunFunctionRequest, ttl time.Duration) *fnv1.RunFunct
 	}
 }
 
-// warn adds a Warning result: an event on the composite resource and its claim.
-func warn(rsp *fnv1.RunFunctionResponse, reason, message string) {
-	rsp.Results = append(rsp.Results, &fnv1.Result{Severity: fnv1.Severity_SEVERITY_WARNING, Message: message,
-		Reason: ptr.To(reason), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()})
-}
-
-// event adds a Normal result: an event on the composite resource and its claim.
-func event(rsp *fnv1.RunFunctionResponse, reason, message string) {
-	rsp.Results = append(rsp.Results, &fnv1.Result{Severity: fnv1.Severity_SEVERITY_NORMAL, Message: message,
+// event adds a result that is an event of the composite resource and its claim.
+func event(rsp *fnv1.RunFunctionResponse, severity fnv1.Severity, reason, message string) {
+	rsp.Results = append(rsp.Results, &fnv1.Result{Severity: severity, Message: message,
 		Reason: ptr.To(reason), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()})
 }
 
 // refuse ends the pipeline with a Fatal result, which stops Crossplane before it applies or
-// deletes anything, and says why in the conditions the model gives a refusal. A Fatal result
-// alone becomes an event of the composite resource only; the Warning before it, which
-// Crossplane emits before it stops, is the claim's event.
+// deletes anything. A Fatal result is an event of the composite only; the Warning before it
+// is the claim's.
 func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFunctionResponse {
-	warn(rsp, reason, err.Error())
+	event(rsp, fnv1.Severity_SEVERITY_WARNING, reason, err.Error())
 	rsp.Results = append(rsp.Results, &fnv1.Result{Severity: fnv1.Severity_SEVERITY_FATAL, Message: err.Error(), Reason: ptr.To(reason),
 		Target: fnv1.Target_TARGET_COMPOSITE.Enum()})
 	setConditions(rsp, model.RefusalConditions(reason, err.Error()))
 	return rsp
 }
 
-// encodeOutput writes the desired composed resources, the composite's status, conditions,
-// events and connection details into the response. Desired resources of earlier pipeline
-// steps stay, but for those of the names this function renders.
+// encodeOutput writes the desired state, conditions and events into the response, only once
+// everything is encoded.
 func encodeOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced bool) error {
 	desired, err := encodeDesired(req, out, namespaced)
 	if err != nil {
@@ -187,11 +162,11 @@ func encodeOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, o
 	rsp.Desired = desired
 	setConditions(rsp, out.Conditions)
 	for _, e := range out.Events {
+		severity := fnv1.Severity_SEVERITY_WARNING
 		if e.Type == model.EventNormal {
-			event(rsp, e.Reason, e.Message)
-			continue
+			severity = fnv1.Severity_SEVERITY_NORMAL
 		}
-		warn(rsp, e.Reason, e.Message)
+		event(rsp, severity, e.Reason, e.Message)
 	}
 	return nil
 }
@@ -211,10 +186,8 @@ func setConditions(rsp *fnv1.RunFunctionResponse, conditions []model.Condition) 
 	}
 }
 
-// unreadyResources names the rendered resources that are not ready yet, for the debug log:
-// what an operator wants to know when a cluster does not become Ready. It is a
-// logr.Marshaler so that the names are only collected when debug logging is on, not on
-// every call.
+// unreadyResources names the rendered resources not ready yet, for the debug log; a
+// logr.Marshaler, so that they are collected only when debug logging is on.
 type unreadyResources struct{ out *model.Output }
 
 // MarshalLog implements logr.Marshaler.

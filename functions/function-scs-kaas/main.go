@@ -42,15 +42,11 @@ func (c *CLI) Run() error {
 		function.WithMetricsRegistry(f.metrics.registry))
 }
 
-// gcPercent is the function's garbage collection target unless GOGC says otherwise: the
-// heap may grow by twice what is live before the next collection, rather than Go's once. The
-// live heap is small next to what a call allocates, so at Go's default the collector runs
-// every few dozen calls and takes a noticeable share of the CPU; this trades a few MiB of
-// peak memory for less CPU per call (docs/performance.md).
+// gcPercent trades a few MiB of peak memory for less CPU per call: the live heap is small
+// next to what a call allocates (docs/performance.md#what-bounds-it).
 const gcPercent = 200
 
-// setGCPercent sets gcPercent, unless the GOGC environment variable is set: an operator's
-// choice, through the DeploymentRuntimeConfig, wins.
+// setGCPercent sets gcPercent unless GOGC is set: an operator's choice wins.
 func setGCPercent(lookupEnv func(string) (string, bool)) {
 	if _, set := lookupEnv("GOGC"); !set {
 		debug.SetGCPercent(gcPercent)

@@ -19,13 +19,10 @@ const (
 	metricNotReady         = "scs_kaas_function_not_ready_seconds"
 )
 
-// Values of the backend label besides the backends' types.
+// Values of the backend label besides the backends' types: a call refused before a backend
+// was chosen, and the first call of a reconcile, which only asks for EnvironmentConfigs.
 const (
-	// backendNone labels a call refused before a backend was chosen: a composite that
-	// cannot be decoded, an environment that is missing or not offered to its namespace.
-	backendNone = "none"
-	// backendRequirements labels the first call of a reconcile, which only asks Crossplane
-	// for the EnvironmentConfigs.
+	backendNone         = "none"
 	backendRequirements = "requirements"
 )
 
@@ -35,9 +32,7 @@ type metrics struct {
 	duration  *prometheus.HistogramVec
 	results   *prometheus.CounterVec
 	resources *prometheus.CounterVec
-	// kubeconfig and notReady are observed once per call on a cluster: the alerts count the
-	// calls that saw a kubeconfig about to expire, or a cluster not Ready for long, in
-	// their buckets (package/monitoring/prometheusrule.yaml).
+	// Observed once per call: the alerts count calls by bucket (package/monitoring).
 	kubeconfig *prometheus.HistogramVec
 	notReady   *prometheus.HistogramVec
 }
@@ -72,15 +67,13 @@ func newMetrics() *metrics {
 			Buckets: []float64{300, 900, 1800, 3600, 6 * 3600, 86400},
 		}, []string{"backend"}),
 	}
-	// What the default registry carries, which the SDK would serve without a registry of
-	// the function's own.
+	// What the default registry carries, which the SDK serves without one of the function's.
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.duration, m.results, m.resources, m.kubeconfig, m.notReady)
 	return m
 }
 
-// observe records one call: how long it took since start, its results and what the call
-// found out.
+// observe records one call that started at start.
 func (m *metrics) observe(start time.Time, rsp *fnv1.RunFunctionResponse, facts runFacts) {
 	backend := facts.backend
 	if backend == "" {
