@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -221,8 +222,6 @@ func labelCluster(u *unstructured.Unstructured, req *Request) {
 	if l == nil {
 		l = map[string]string{}
 	}
-	for k, v := range req.Labels() {
-		l[k] = v
-	}
+	maps.Copy(l, req.Labels())
 	u.SetLabels(l)
 }

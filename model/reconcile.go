@@ -73,15 +73,17 @@ const (
 	EventWarning EventType = "Warning"
 )
 
-// Reconcile runs the whole translation for one cluster, as phases whose order is the point:
-// each relies on what the ones before it guarantee. Any error means the caller must not
-// change anything.
+// Reconcile runs the translation of one cluster as phases whose order is the point: each
+// relies on what the ones before guarantee. On an error the caller must not change anything.
 func (r *Registry) Reconcile(in Input) (*Output, error) {
 	out := &Output{Requirements: map[string]Selector{EnvironmentsRequirement: EnvironmentSelector()}}
 	// Admit: valid annotations; the tenant and the EnvironmentConfigs read.
 	tenant, configs, ready, err := admit(in, out.Requirements)
-	if err != nil || !ready {
-		return orError(out, err)
+	if err != nil {
+		return nil, err
+	}
+	if !ready {
+		return out, nil
 	}
 	// Resolve the environment: offered to the tenant, valid, of the backend that built it.
 	env, backend, err := r.resolveEnvironment(in.Cluster, configs, tenant)
@@ -120,13 +122,6 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 	// Observe: the status, every condition and the events.
 	observe(out, in, req, env, kept, rendering, obs, events)
-	return out, nil
-}
-
-func orError(out *Output, err error) (*Output, error) {
-	if err != nil {
-		return nil, err
-	}
 	return out, nil
 }
 
@@ -196,9 +191,8 @@ type recalled struct {
 }
 
 // recall makes the backend's Request: the environment with the settings the cluster keeps,
-// the spec defaulted as at its creation, and its name in the backend. A new value of the
-// adopt-environment annotation takes the environment's values the backend can change in
-// place.
+// the spec defaulted as at its creation, its name in the backend. A new adopt-environment
+// annotation takes the environment's values the backend can change in place.
 func recall(in Input, env *Environment, backend Backend) (*Request, recalled, error) {
 	xr := in.Cluster
 	pinned := pinnedBackend(xr)

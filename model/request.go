@@ -1,6 +1,8 @@
 package model
 
 import (
+	"maps"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
@@ -50,8 +52,7 @@ func (r *Request) Place(cluster string) Placement {
 	return Placement{req: r, providerConfig: cluster}
 }
 
-// Namespaced says whether the composite is the Crossplane v2 flavour, which composes only in
-// its own namespace.
+// Namespaced says whether the composite is namespaced (the Crossplane v2 flavour).
 func (r *Request) Namespaced() bool { return r.Cluster.Namespace != "" }
 
 // Native returns the native object behind an observed composed resource, unwrapped from its
@@ -94,9 +95,7 @@ func (r *Request) KeepOnDelete() bool {
 // namespaced kinds, which have no deletion policy, drops Delete from its management policies.
 func (r *Request) Managed(m Managed) Resource {
 	spec := make(map[string]any, len(m.Spec)+3)
-	for k, v := range m.Spec {
-		spec[k] = v
-	}
+	maps.Copy(spec, m.Spec)
 	protect := r.KeepOnDelete() && !m.NothingToKeep
 	if m.Namespace != "" {
 		ref := map[string]any{"name": m.ProviderConfig}
