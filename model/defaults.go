@@ -168,8 +168,7 @@ func Defaulted(in, out *kaasv1alpha1.ClusterSpec) *kaasv1alpha1.DefaultedValues 
 	return rec
 }
 
-// maintenanceDefaults are the cluster's maintenance defaults: as recorded at its creation,
-// else the environment's now.
+// maintenanceDefaults are those recorded at the cluster's creation, else the environment's.
 func maintenanceDefaults(env *Environment, kept *kaasv1alpha1.DefaultedValues) kaasv1alpha1.MaintenanceSpec {
 	if kept != nil && kept.Maintenance != nil {
 		return *kept.Maintenance

@@ -29,8 +29,7 @@ const (
 // EnvironmentsRequirement is the requirement that fetches the EnvironmentConfigs.
 const EnvironmentsRequirement = "environments"
 
-// EnvironmentSelector selects every EnvironmentConfig, so that errors can name the
-// environments that exist.
+// EnvironmentSelector selects every EnvironmentConfig, so that errors name those that exist.
 func EnvironmentSelector() Selector {
 	return Selector{APIVersion: EnvironmentConfigAPIVersion, Kind: EnvironmentConfigKind, MatchLabels: map[string]string{}}
 }

@@ -6,8 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// ResourceKubeconfigSecret is the resource name of a namespaced composite's kubeconfig
-// Secret, the same for every backend.
+// ResourceKubeconfigSecret is the resource name of a namespaced composite's kubeconfig Secret.
 const ResourceKubeconfigSecret = "kubeconfig-secret"
 
 // kubeconfigSecret composes the Secret of the kubeconfig contract (docs/kubeconfig.md), also

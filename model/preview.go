@@ -55,8 +55,7 @@ func (e SettingEdit) Summary() string {
 	return string(e.Effect) + ": " + change + " (" + e.Note + ")"
 }
 
-// EnvironmentEdits lists the settings whose value differs between two versions of an
-// environment, for a cluster whose spec asks for version.
+// EnvironmentEdits lists the settings that differ between two environments, at version.
 func EnvironmentEdits(b Backend, before, after *Environment, version string) ([]SettingEdit, error) {
 	var out []SettingEdit
 	for _, s := range SettingsOf(b) {

@@ -49,8 +49,7 @@ func (r *Registry) Types() []string {
 	return ts
 }
 
-// backendOf names the backend, of the API's and the registry's, whose resource names start
-// like name; empty for none.
+// backendOf names the API's or registry's backend whose resource names start like name.
 func (r *Registry) backendOf(name string) kaasv1alpha1.BackendType {
 	for _, t := range slices.AppendSeq(kaasv1alpha1.BackendTypes(), maps.Keys(r.backends)) {
 		if strings.HasPrefix(name, string(t)+"-") {

@@ -9,8 +9,7 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
-// offered is what the environment offers the cluster's team, and the next minor above what
-// runs (or the spec's).
+// offered is what the environment offers, and the next minor above what runs (or the spec's).
 func offered(env *Environment, spec *kaasv1alpha1.ClusterSpec, running *kaasv1alpha1.KubernetesStatus) *kaasv1alpha1.OfferedStatus {
 	o := &kaasv1alpha1.OfferedStatus{
 		KubernetesVersions: slices.Clone(env.Catalog.KubernetesVersions),

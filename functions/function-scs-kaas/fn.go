@@ -152,8 +152,7 @@ func refuse(rsp *fnv1.RunFunctionResponse, reason string, err error) *fnv1.RunFu
 	return rsp
 }
 
-// encodeOutput writes the desired state, conditions and events into the response, only once
-// everything is encoded.
+// encodeOutput writes the desired state, conditions and events once all is encoded.
 func encodeOutput(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, out *model.Output, namespaced bool) error {
 	desired, err := encodeDesired(req, out, namespaced)
 	if err != nil {

@@ -1,6 +1,5 @@
-// Command function-scs-kaas is the composition function of the SCS cluster API. It
-// translates XSCSCluster composite resources into the native objects of the backend that the
-// platform's EnvironmentConfig selects, through the model layer in package model.
+// Command function-scs-kaas is the composition function of the SCS cluster API, a thin
+// adapter around package model.
 package main
 
 import (

@@ -1,7 +1,5 @@
-// Package all assembles the backends this project ships. Programs that want every backend
-// (the composition function, the documentation, a CLI) take them from here, so that adding
-// a backend is one translator package, one section of the environment contract, its
-// capability declaration, and one line here.
+// Package all assembles the backends this project ships, for the programs that want every
+// one: adding a backend is one line here.
 package all
 
 import (

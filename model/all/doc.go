@@ -7,9 +7,7 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
-// CapabilitiesDoc is docs/capabilities.md: the capability declarations of every backend as
-// tables, with the legend. TestCapabilitiesDoc fails when the committed file is stale;
-// make generate rewrites it.
+// CapabilitiesDoc is docs/capabilities.md, which TestCapabilitiesDoc checks.
 func CapabilitiesDoc() string {
 	return `# What each backend does with each portable field
 
@@ -50,8 +48,7 @@ The end-to-end tests are listed in [e2e.md](e2e.md).
 `
 }
 
-// StandardDoc rewrites the generated conformance section of the standard's text between
-// its markers: the requirement per field and what each backend meets.
+// StandardDoc rewrites the generated conformance section of the standard's text.
 func StandardDoc(text string) (string, error) {
 	const begin, end = "<!-- BEGIN GENERATED conformance: model/all TestStandardDoc -->", "<!-- END GENERATED conformance -->"
 	i, j := strings.Index(text, begin), strings.Index(text, end)
