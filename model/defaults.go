@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -21,19 +22,11 @@ const DefaultCNI = kaasv1alpha1.CNICilium
 // that an environment edit never reshapes a cluster. It never writes through its arguments.
 func Default(in kaasv1alpha1.ClusterSpec, env *Environment, kept *kaasv1alpha1.DefaultedValues) kaasv1alpha1.ClusterSpec {
 	out := in
-	if out.Purpose == "" {
-		out.Purpose = kaasv1alpha1.PurposeDevelopment
-	}
-	if out.Environment == "" {
-		out.Environment = env.Name
-	}
+	out.Purpose = cmp.Or(out.Purpose, kaasv1alpha1.PurposeDevelopment)
+	out.Environment = cmp.Or(out.Environment, env.Name)
 	production := out.Purpose == kaasv1alpha1.PurposeProduction
-	if out.ControlPlane.HighAvailability == nil {
-		out.ControlPlane.HighAvailability = &production
-	}
-	if out.DeletionProtection == nil {
-		out.DeletionProtection = &production
-	}
+	out.ControlPlane.HighAvailability = cmp.Or(out.ControlPlane.HighAvailability, &production)
+	out.DeletionProtection = cmp.Or(out.DeletionProtection, &production)
 
 	out.Network = defaultNetwork(in.Network, env, kept)
 	out.Maintenance = defaultMaintenance(in.Maintenance, in.Kubernetes.Version, maintenanceDefaults(env, kept))
@@ -88,27 +81,17 @@ func defaultNetwork(in *kaasv1alpha1.NetworkSpec, env *Environment, kept *kaasv1
 	}
 	d := kaasv1alpha1.DefaultedNetwork{PodCIDR: env.Defaults.Network.PodCIDR, ServiceCIDR: env.Defaults.Network.ServiceCIDR,
 		NodeCIDR: env.Defaults.Network.NodeCIDR, CNI: env.Defaults.Network.CNI}
-	if d.CNI == "" {
-		d.CNI = DefaultCNI
-	}
+	d.CNI = cmp.Or(d.CNI, DefaultCNI)
 	if kept != nil {
 		d = kaasv1alpha1.DefaultedNetwork{}
 		if kept.Network != nil {
 			d = *kept.Network
 		}
 	}
-	if out.PodCIDR == "" {
-		out.PodCIDR = d.PodCIDR
-	}
-	if out.ServiceCIDR == "" {
-		out.ServiceCIDR = d.ServiceCIDR
-	}
-	if out.NodeCIDR == "" {
-		out.NodeCIDR = d.NodeCIDR
-	}
-	if out.CNI == "" {
-		out.CNI = d.CNI
-	}
+	out.PodCIDR = cmp.Or(out.PodCIDR, d.PodCIDR)
+	out.ServiceCIDR = cmp.Or(out.ServiceCIDR, d.ServiceCIDR)
+	out.NodeCIDR = cmp.Or(out.NodeCIDR, d.NodeCIDR)
+	out.CNI = cmp.Or(out.CNI, d.CNI)
 	return &out
 }
 
@@ -206,35 +189,23 @@ func defaultMaintenance(in *kaasv1alpha1.MaintenanceSpec, version string, d kaas
 	if in != nil {
 		out = *in
 	}
-	if out.Window == nil {
-		out.Window = d.Window
-	}
+	out.Window = cmp.Or(out.Window, d.Window)
 	au := kaasv1alpha1.AutoUpdate{}
 	if out.AutoUpdate != nil {
 		au = *out.AutoUpdate
 	}
 	if d.AutoUpdate != nil {
-		if au.KubernetesPatch == nil {
-			au.KubernetesPatch = d.AutoUpdate.KubernetesPatch
-		}
-		if au.MachineImage == nil {
-			au.MachineImage = d.AutoUpdate.MachineImage
-		}
+		au.KubernetesPatch = cmp.Or(au.KubernetesPatch, d.AutoUpdate.KubernetesPatch)
+		au.MachineImage = cmp.Or(au.MachineImage, d.AutoUpdate.MachineImage)
 	}
-	// A pinned patch and automatic patch updates contradict each other: the pin wins, or
-	// the backend would move the cluster off the version the spec names.
-	pinned := false
+	// A pinned patch wins over automatic patch updates, or the backend would move the
+	// cluster off the version the spec names.
 	if v, err := ParseVersion(version); err == nil && v.HasPatch() {
-		pinned = true
-	}
-	if pinned {
 		au.KubernetesPatch = ptrTo(false)
-	} else if au.KubernetesPatch == nil {
-		au.KubernetesPatch = ptrTo(true)
+	} else {
+		au.KubernetesPatch = cmp.Or(au.KubernetesPatch, ptrTo(true))
 	}
-	if au.MachineImage == nil {
-		au.MachineImage = ptrTo(true)
-	}
+	au.MachineImage = cmp.Or(au.MachineImage, ptrTo(true))
 	out.AutoUpdate = &au
 	return &out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
@@ -75,10 +76,7 @@ func newMetrics() *metrics {
 
 // observe records one call that started at start.
 func (m *metrics) observe(start time.Time, rsp *fnv1.RunFunctionResponse, facts runFacts) {
-	backend := facts.backend
-	if backend == "" {
-		backend = backendNone
-	}
+	backend := cmp.Or(facts.backend, backendNone)
 	m.duration.WithLabelValues(backend).Observe(time.Since(start).Seconds())
 	for _, r := range rsp.GetResults() {
 		severity := strings.TrimPrefix(r.GetSeverity().String(), "SEVERITY_")
