@@ -158,7 +158,7 @@ func checkObjectKeys(resources []Resource, observed map[string]ObservedResource,
 }
 
 // checkNothingDropped refuses a rendering that leaves out an existing composed resource of
-// the backend, which Crossplane would delete, but one of a removed pool (LabelNodePool).
+// the backend, which Crossplane would delete, unless it is of a removed pool (LabelNodePool).
 // Resources of other pipeline steps are not checked.
 func checkNothingDropped(backend kaasv1alpha1.BackendType, resources []Resource, observed map[string]ObservedResource, spec *kaasv1alpha1.ClusterSpec) error {
 	desired := make(map[string]bool, len(resources))

@@ -89,12 +89,11 @@ func (p Placement) ListRequirement(l List) Selector {
 	if p.Local() {
 		return Selector{APIVersion: l.APIVersion, Kind: l.Kind, Namespace: l.Namespace, MatchLabels: map[string]string{}}
 	}
+	s := Selector{APIVersion: providerkubernetes.APIVersion, Kind: providerkubernetes.Kind, MatchLabels: map[string]string{collectionMembershipLabel: l.Collection}}
 	if p.req.Namespaced() {
-		return Selector{APIVersion: providerkubernetes.NamespacedAPIVersion, Kind: providerkubernetes.Kind, Namespace: p.req.Cluster.Namespace,
-			MatchLabels: map[string]string{collectionMembershipLabel: l.Collection}}
+		s.APIVersion, s.Namespace = providerkubernetes.NamespacedAPIVersion, p.req.Cluster.Namespace
 	}
-	return Selector{APIVersion: providerkubernetes.APIVersion, Kind: providerkubernetes.Kind,
-		MatchLabels: map[string]string{collectionMembershipLabel: l.Collection}}
+	return s
 }
 
 // ListResources are what reading the list composes: remotely the collection.

@@ -36,7 +36,8 @@ type Input struct {
 
 // Output is the result of one Reconcile.
 type Output struct {
-	// Requirements are the resources the caller must fetch and pass as Input.Required.
+	// Requirements are what the caller must fetch and pass as Input.Required; the same on
+	// every call for one cluster and environment.
 	Requirements map[string]Selector
 	// Complete is false while a requirement is not fetched; then nothing below is set, and
 	// it is never a reason to delete anything.
