@@ -33,8 +33,8 @@ const (
 )
 
 // Validate checks a defaulted spec against the API's rules and the environment's catalog,
-// every problem at once. A value the cluster has by its status current (nil: new) stays
-// accepted when the catalog drops it: a catalog edit applies to new choices only.
+// every problem at once. A value the cluster has (by current, its status; nil when new)
+// stays accepted when the catalog drops it: a catalog edit applies to new choices only.
 func Validate(spec *kaasv1alpha1.ClusterSpec, env *Environment, current *kaasv1alpha1.ClusterStatus) field.ErrorList {
 	p := field.NewPath("spec")
 	var errs field.ErrorList

@@ -22,7 +22,7 @@ type Snapshot struct {
 	// ConnectionDetails are the observed composite's. Secret: never log them.
 	ConnectionDetails map[string][]byte
 	Observed          map[string]model.ObservedResource
-	// Required are the resources fetched, by requirement; absent is not fetched yet.
+	// Required are the resources fetched, by requirement: absent, not fetched; empty, none.
 	Required map[string][]*unstructured.Unstructured
 }
 
