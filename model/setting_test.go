@@ -33,7 +33,7 @@ func TestSettings(t *testing.T) {
 				return e
 			}()},
 		"ListElement": {path: "data.magnum.templates[kubernetesVersion=1.34]", want: `{"kubernetesVersion":"1.34","id":"t34"}`,
-			set: `{"kubernetesVersion":"1.34","id":"old"}`,
+			set:   `{"kubernetesVersion":"1.34","id":"old"}`,
 			after: func() *Environment { e := env(); e.Magnum.Templates[1].ID = "old"; return e }()},
 		"MissingListElement": {path: "data.magnum.templates[kubernetesVersion=1.32]", want: "", set: `{"kubernetesVersion":"1.32","id":"t32"}`,
 			after: func() *Environment {
