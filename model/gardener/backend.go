@@ -1,22 +1,12 @@
-// Package gardener is the Gardener backend of the model layer: it renders a Shoot for
-// OpenStack (core.gardener.cloud/v1beta1) from the portable spec and reads the Shoot's
-// status back into the normalised status.
-//
-// The Shoot lives in the garden cluster. When the environment's gardenCluster names a
-// provider-kubernetes ProviderConfig, the Shoot is wrapped in a provider-kubernetes Object
-// aimed at it; when it is "local", Crossplane runs in the garden cluster and the Shoot is
-// composed directly.
-//
-// Deletion protection. Gardener deletes a Shoot only when it carries the annotation
-// confirmation.gardener.cloud/deletion=true. The backend sets it only while
-// spec.deletionProtection is false. While it is true the annotation is absent, so Gardener
-// itself refuses the deletion, and the Object's deletionPolicy is Orphan, so deleting the
-// composite resource leaves the Shoot in place instead of leaving a deletion stuck. The
-// package also ships a ValidatingAdmissionPolicy that refuses deleting a protected claim or
-// composite resource in the first place.
+// Package gardener is the Gardener backend: it renders an OpenStack Shoot
+// (core.gardener.cloud/v1beta1) in the garden cluster, composed directly when gardenCluster
+// is "local" and wrapped in a provider-kubernetes Object otherwise, and reads its status
+// back. Gardener deletes a Shoot only with confirmation.gardener.cloud/deletion=true, which
+// is set only while spec.deletionProtection is false (docs/deletion-protection.md).
 package gardener
 
 import (
+	"cmp"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -42,8 +32,7 @@ func (Backend) Type() kaasv1alpha1.BackendType { return kaasv1alpha1.BackendGard
 // Requirements is empty: a Shoot needs nothing beyond the cluster and the environment.
 func (Backend) Requirements(*model.Request) map[string]model.Selector { return nil }
 
-// Translate reads the Shoot as it exists once, refuses what Gardener cannot change in
-// place, and renders the Shoot and its AdminKubeconfig with the normalised status.
+// Translate renders the Shoot and its AdminKubeconfig, refusing what Gardener cannot change.
 func (Backend) Translate(req *model.Request) (*model.Translation, error) {
 	observed, err := observedShoot(req)
 	if err != nil {
@@ -93,8 +82,6 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 }
 
 // Settings are the settings of data.gardener that reach a Shoot or its AdminKubeconfig.
-// Where the cluster lives is never adopted; the credentials and the kubeconfigs' lifetime
-// follow the environment, so that a platform rotates them for every cluster at once.
 func (Backend) Settings() []model.Setting {
 	elsewhere := model.ChangeEffect{Effect: model.EffectRefused, Note: "another garden, project or namespace is another cluster"}
 	lifetime := model.ChangeEffect{Effect: model.EffectInPlace, Note: "the next admin kubeconfig is issued with it"}
@@ -121,10 +108,7 @@ func (Backend) Settings() []model.Setting {
 
 // namespace is the garden namespace of the environment's project.
 func namespace(g *model.Environment) string {
-	if g.Gardener.Namespace != "" {
-		return g.Gardener.Namespace
-	}
-	return "garden-" + g.Gardener.Project
+	return cmp.Or(g.Gardener.Namespace, "garden-"+g.Gardener.Project)
 }
 
 // NameLength is what Gardener leaves for the Shoot's name: its project and Shoot names

@@ -11,26 +11,22 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
-// ResourceKubeconfig is the AdminKubeconfig that provider-gardener-kubeconfig turns into a
-// short-lived admin kubeconfig for the Shoot, renewed before it expires. Gardener has no
-// static kubeconfig Secret any more, and neither a function nor provider-kubernetes can
-// call the shoots/adminkubeconfig subresource.
+// ResourceKubeconfig is the AdminKubeconfig through which provider-gardener-kubeconfig
+// renews the Shoot's admin kubeconfig: Gardener has no static kubeconfig Secret, and neither
+// a function nor provider-kubernetes can call the shoots/adminkubeconfig subresource.
 const ResourceKubeconfig = "gardener-kubeconfig"
 
 const (
 	adminKubeconfigAPIVersion = "gardener.kaas.scs.community/v1alpha1"
-	// namespacedAdminKubeconfigAPIVersion is the Crossplane v2 kind, for namespaced
-	// composites; it names a ClusterProviderConfig.
+	// namespacedAdminKubeconfigAPIVersion is for namespaced composites; it names a ClusterProviderConfig.
 	namespacedAdminKubeconfigAPIVersion = "gardener.m.kaas.scs.community/v1alpha1"
 	adminKubeconfigKind                 = "AdminKubeconfig"
 	clusterProviderConfigKind           = "ClusterProviderConfig"
 )
 
-// kubeconfigDue says whether the AdminKubeconfig is composed: once the Shoot advertises its
-// API server, and from then on for good (an AdminKubeconfig that exists is never dropped).
-// gardener-apiserver refuses to issue an admin kubeconfig before gardenlet advertises an
-// address (it puts the address into the kubeconfig); asking earlier would only fill the
-// claim with the garden's refusals for the minutes a Shoot takes to come up.
+// kubeconfigDue is true once the Shoot advertises its API server, and for good:
+// gardener-apiserver issues no admin kubeconfig before (it puts the address into it), and
+// asking earlier would fill the claim with the garden's refusals.
 func kubeconfigDue(req *model.Request, shoot *gardencorev1beta1.Shoot) bool {
 	if _, composed := req.Observed[ResourceKubeconfig]; composed {
 		return true
@@ -42,16 +38,13 @@ func kubeconfigDue(req *model.Request, shoot *gardencorev1beta1.Shoot) bool {
 // kubeconfigs for.
 var kubeconfigAddressNames = []string{"external", "internal", "unmanaged", "wildcard-tls-seed-bound"}
 
-// advertisesAPIServer says whether the Shoot's status has an address gardener-apiserver
-// issues admin kubeconfigs for.
 func advertisesAPIServer(shoot *gardencorev1beta1.Shoot) bool {
 	return slices.ContainsFunc(shoot.Status.AdvertisedAddresses, func(a gardencorev1beta1.ShootAdvertisedAddress) bool {
 		return slices.Contains(kubeconfigAddressNames, a.Name)
 	})
 }
 
-// adminKubeconfig renders the AdminKubeconfig of the cluster's Shoot. It publishes
-// kubeconfig, endpoint and ca.crt into a connection secret that Crossplane reads back.
+// adminKubeconfig publishes kubeconfig, endpoint and ca.crt into a connection secret.
 func adminKubeconfig(req *model.Request, shootNamespace, shootName string) model.Resource {
 	g := req.Environment.Gardener
 	providerConfig := g.GardenCluster
@@ -85,8 +78,7 @@ func adminKubeconfig(req *model.Request, shootNamespace, shootName string) model
 
 func kubeconfigObjectName(cluster string) string { return cluster + "-kubeconfig" }
 
-// kubeconfigDetails are the connection details provider-gardener-kubeconfig published,
-// or nil while it has published none.
+// kubeconfigDetails are what provider-gardener-kubeconfig published, or nil.
 func kubeconfigDetails(req *model.Request) (map[string][]byte, error) {
 	raw := req.Observed[ResourceKubeconfig].ConnectionDetails[model.ConnectionKeyKubeconfig]
 	if len(raw) == 0 {
@@ -95,11 +87,9 @@ func kubeconfigDetails(req *model.Request) (map[string][]byte, error) {
 	return model.KubeconfigConnectionDetails(raw)
 }
 
-// kubeconfigVerdict says whether the delivered admin kubeconfig works, from the
-// AdminKubeconfig's conditions: provider-gardener-kubeconfig sets Ready to False (reason
-// Expired) once the kubeconfig in the connection secret has expired, and Synced to False
-// while it cannot get a new one from the garden. Either makes the kubeconfig resource, and
-// so the claim, not ready, and the claim's KubeconfigReady condition says why.
+// kubeconfigVerdict says whether the delivered admin kubeconfig works:
+// provider-gardener-kubeconfig sets Ready to False (reason Expired) once it has expired, and
+// Synced to False while it cannot get a new one from the garden.
 func kubeconfigVerdict(req *model.Request, shoot *gardencorev1beta1.Shoot, details map[string][]byte) (bool, model.Condition) {
 	c := model.Condition{Type: kaasv1alpha1.ConditionKubeconfigReady, Status: model.ConditionFalse}
 	ak := req.Observed[ResourceKubeconfig].Object

@@ -64,7 +64,7 @@ func verdict(shoot *gardencorev1beta1.Shoot) (bool, model.Condition) {
 
 	if len(shoot.Status.LastErrors) > 0 {
 		e := shoot.Status.LastErrors[0]
-		c.Reason = errorReason(e)
+		c.Reason = reasonOf(e.Codes, "LastError")
 		c.Message = model.Truncate(fmt.Sprintf("Gardener reports: %s", e.Description))
 		return false, c
 	}
@@ -89,10 +89,7 @@ func verdict(shoot *gardencorev1beta1.Shoot) (bool, model.Condition) {
 			return false, c
 		}
 		if hc.Status != gardencorev1beta1.ConditionTrue {
-			c.Reason = string(t) + string(hc.Status)
-			if len(hc.Codes) > 0 {
-				c.Reason = joinCodes(hc.Codes)
-			}
+			c.Reason = reasonOf(hc.Codes, string(t)+string(hc.Status))
 			c.Message = model.Truncate(fmt.Sprintf("%s is %s: %s: %s", t, hc.Status, hc.Reason, hc.Message))
 			return false, c
 		}
@@ -101,14 +98,11 @@ func verdict(shoot *gardencorev1beta1.Shoot) (bool, model.Condition) {
 	return true, c
 }
 
-func errorReason(e gardencorev1beta1.LastError) string {
-	if len(e.Codes) > 0 {
-		return joinCodes(e.Codes)
+// reasonOf is Gardener's error codes, or the fallback when it gave none.
+func reasonOf(codes []gardencorev1beta1.ErrorCode, fallback string) string {
+	if len(codes) == 0 {
+		return fallback
 	}
-	return "LastError"
-}
-
-func joinCodes(codes []gardencorev1beta1.ErrorCode) string {
 	s := make([]string, len(codes))
 	for i, c := range codes {
 		s[i] = string(c)

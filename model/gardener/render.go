@@ -45,12 +45,10 @@ func render(req *model.Request, observed *gardencorev1beta1.Shoot) (*model.Rende
 	}, nil
 }
 
-// objectName names the Object around a Shoot after the cluster's name, which never
-// changes.
+// objectName names the Object around a Shoot after the cluster's name, which never changes.
 func objectName(cluster string) string { return cluster + "-shoot" }
 
-// observedShoot returns the Shoot as it exists in the garden cluster, or nil when it does
-// not exist yet or is not reported yet.
+// observedShoot is the Shoot as the garden cluster reports it, or nil.
 func observedShoot(req *model.Request) (*gardencorev1beta1.Shoot, error) {
 	u, err := req.Native(ResourceShoot)
 	if err != nil || u == nil {

@@ -1,6 +1,7 @@
 package gardener
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -74,10 +75,6 @@ func buildShoot(req *model.Request, observed *gardencorev1beta1.Shoot) (*gardenc
 		return nil, err
 	}
 
-	cloudProfileKind := g.CloudProfileKind
-	if cloudProfileKind == "" {
-		cloudProfileKind = defaultCloudProfileKind
-	}
 	purpose := gardencorev1beta1.ShootPurpose(spec.Purpose)
 
 	shoot := &gardencorev1beta1.Shoot{}
@@ -89,7 +86,7 @@ func buildShoot(req *model.Request, observed *gardencorev1beta1.Shoot) (*gardenc
 		shoot.Annotations = map[string]string{AnnotationConfirmDeletion: "true"}
 	}
 	shoot.Spec = gardencorev1beta1.ShootSpec{
-		CloudProfile:           &gardencorev1beta1.CloudProfileReference{Kind: cloudProfileKind, Name: g.CloudProfile},
+		CloudProfile:           &gardencorev1beta1.CloudProfileReference{Kind: cmp.Or(g.CloudProfileKind, defaultCloudProfileKind), Name: g.CloudProfile},
 		CredentialsBindingName: &g.CredentialsBindingName,
 		Region:                 env.Region,
 		Purpose:                &purpose,
@@ -210,10 +207,8 @@ func poolBounds(p *kaasv1alpha1.NodePool) (int32, int32) {
 	return p.Autoscaling.Min, p.Autoscaling.Max
 }
 
-// machineImage keeps the image a worker runs: the one Gardener picked from the CloudProfile
-// when the pool was created, or the one the environment named then. An environment that
-// names another image later changes new pools only (environmentChanges says so on the
-// claim); versions move in the maintenance window where autoUpdate.machineImage allows it.
+// machineImage keeps the image a worker runs, Gardener's pick or the environment's at the
+// pool's creation: versions move only in the maintenance window (autoUpdate.machineImage).
 // A new pool gets the environment's image, or none, and Gardener picks the default.
 func machineImage(pool string, env *model.Environment, observed *gardencorev1beta1.Shoot) *gardencorev1beta1.ShootMachineImage {
 	if w := observedWorker(observed, pool); w != nil && w.Machine.Image != nil {
@@ -267,9 +262,8 @@ func observedWorker(observed *gardencorev1beta1.Shoot, name string) *gardencorev
 	return nil
 }
 
-// manifest turns the typed Shoot into the plain object Crossplane composes. The typed
-// Shoot always carries an empty status and a null creationTimestamp; neither belongs in a
-// desired object.
+// manifest turns the typed Shoot into the plain object Crossplane composes, without the
+// empty status and null creationTimestamp every typed object carries.
 func manifest(shoot *gardencorev1beta1.Shoot) (map[string]any, error) {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(shoot)
 	if err != nil {

@@ -2,8 +2,8 @@ package gardener
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
@@ -12,12 +12,9 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
-// Gardener's name limits.
-const (
-	// MaxProjectAndShootName: Gardener derives the technical ID of a Shoot from the project
-	// and Shoot names and allows 21 characters for both together.
-	MaxProjectAndShootName = 21
-)
+// MaxProjectAndShootName is what Gardener allows for project and Shoot name together: it
+// derives the Shoot's technical ID from both.
+const MaxProjectAndShootName = 21
 
 // validate checks Gardener's own restrictions, and refuses changes that Gardener cannot make
 // in place given the Shoot as it exists (nil: none yet).
@@ -70,9 +67,7 @@ func validateSystemComponentPools(req *model.Request) field.ErrorList {
 			continue
 		}
 		active = true
-		zones := slices.Clone(pool.Zones)
-		sort.Strings(zones)
-		key := strings.Join(slices.Compact(zones), ",")
+		key := strings.Join(slices.Compact(slices.Sorted(slices.Values(pool.Zones))), ",")
 		if int(max) >= len(pool.Zones) {
 			sufficient[key] = true
 			continue
@@ -84,12 +79,7 @@ func validateSystemComponentPools(req *model.Request) field.ErrorList {
 	if !active {
 		errs = append(errs, field.Invalid(p, len(req.Cluster.Spec.NodePools), "Gardener needs at least one node pool that can have nodes (count or autoscaling.max above 0)"))
 	}
-	keys := make([]string, 0, len(firstInsufficient))
-	for k := range firstInsufficient {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(firstInsufficient)) {
 		if sufficient[k] {
 			continue
 		}
@@ -106,8 +96,7 @@ func validateSystemComponentPools(req *model.Request) field.ErrorList {
 	return errs
 }
 
-// validateUpdate refuses changes that Gardener would reject or that would replace the
-// cluster, naming the portable field.
+// validateUpdate refuses, by the portable field, what Gardener would reject or replace.
 func validateUpdate(req *model.Request, observed *gardencorev1beta1.Shoot) field.ErrorList {
 	var errs field.ErrorList
 	spec := req.Cluster.Spec
