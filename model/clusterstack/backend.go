@@ -1,18 +1,8 @@
-// Package clusterstack is the Cluster API backend of the model layer for SCS Cluster
-// Stacks: it renders a Cluster API Cluster (cluster.x-k8s.io/v1beta2) with a ClusterClass
-// topology that the Cluster Stack operator provides, and reads the Cluster's status back.
-//
-// The Cluster Stack operator publishes one ClusterStackRelease per stack release; its name
-// is the ClusterClass name (<provider>-<stack>-<major>-<minor>-<stack version>) and its
-// status the exact Kubernetes patch the class demands. The backend reads those releases
-// (Requirements) to pick the class and version, so a claim can say "1.34".
-//
-// The management cluster is either the cluster Crossplane runs in ("local") or another one
-// reached through a provider-kubernetes ProviderConfig. Locally the releases and the
-// kubeconfig Secret are read as Crossplane required resources and the Cluster is composed
-// directly. Remotely the Cluster is wrapped in a provider-kubernetes Object, the releases
-// are observed through an ObservedObjectCollection, and the kubeconfig Secret through an
-// observe-only Object that publishes it as a connection detail.
+// Package clusterstack is the Cluster API backend for SCS Cluster Stacks: it renders a
+// Cluster (cluster.x-k8s.io/v1beta2) with the topology of a ClusterClass the Cluster Stack
+// operator provides, resolving a minor such as "1.34" from the operator's
+// ClusterStackReleases, and reads the Cluster's status back. How the releases and the
+// kubeconfig are read on a local or remote management cluster: docs/environments.md.
 package clusterstack
 
 import (
@@ -33,14 +23,12 @@ import (
 const (
 	// ResourceCluster is the Cluster (or the Object that wraps it).
 	ResourceCluster = "clusterstack-cluster"
-	// ResourceReleases is the ObservedObjectCollection of a remote management cluster's
-	// ClusterStackReleases.
+	// ResourceReleases observes a remote management cluster's ClusterStackReleases.
 	ResourceReleases = RequirementReleases
 	// ResourceKubeconfig is the observe-only Object of a remote cluster's kubeconfig Secret.
 	ResourceKubeconfig = RequirementKubeconfig
 
-	// RequirementReleases are the ClusterStackReleases (locally) or the Objects observing
-	// them (remotely).
+	// RequirementReleases are the ClusterStackReleases (local) or the Objects observing them.
 	RequirementReleases = "clusterstack-releases"
 	// RequirementKubeconfig is the kubeconfig Secret of a local Cluster.
 	RequirementKubeconfig = "clusterstack-kubeconfig"
@@ -102,15 +90,11 @@ func (Backend) ValidateEnvironment(env *model.Environment) field.ErrorList {
 func (Backend) Requirements(req *model.Request) map[string]model.Selector {
 	mgmt := management(req)
 	reqs := map[string]model.Selector{RequirementReleases: mgmt.ListRequirement(releaseList(req))}
-	for k, v := range mgmt.SecretRequirements(kubeconfigRead(req)) {
-		reqs[k] = v
-	}
+	maps.Copy(reqs, mgmt.SecretRequirements(kubeconfigRead(req)))
 	return reqs
 }
 
-// Translate reads the Cluster, the releases and the kubeconfig once, refuses what Cluster
-// API and the Cluster Stack operator refuse, and renders the Cluster with the normalised
-// status.
+// Translate renders the Cluster, refusing what Cluster API and the Cluster Stack operator do.
 func (Backend) Translate(req *model.Request) (*model.Translation, error) {
 	s, err := read(req)
 	if err != nil {
@@ -212,11 +196,9 @@ func kubeconfigSecretName(cluster string) string { return cluster + "-kubeconfig
 
 func ptrTo[T any](v T) *T { return &v }
 
-// maxNameLength keeps every name derived from a Cluster's name within Kubernetes' 63
-// characters for label values: the Cluster name is the value of
-// cluster.x-k8s.io/cluster-name on every object of the cluster, and the remote collection's
-// name <cluster>-releases the value of provider-kubernetes' collection label. Cluster API
-// shortens the names it generates for MachineDeployments itself.
+// maxNameLength keeps label values within 63 characters: the Cluster's name is
+// cluster.x-k8s.io/cluster-name on all its objects, and <cluster>-releases provider-kubernetes'
+// collection label. Cluster API shortens the MachineDeployment names it generates itself.
 const maxNameLength = 40
 
 // NameLength is the longest Cluster name: maxNameLength.

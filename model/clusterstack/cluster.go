@@ -43,9 +43,7 @@ func buildCluster(req *model.Request, rel release) (*clusterv1.Cluster, []model.
 	c.APIVersion, c.Kind = clusterAPIVersion, clusterKind
 	c.Name, c.Namespace = req.NativeName, management(req).Namespace(cs.Namespace)
 	c.Labels = map[string]string{}
-	for k, v := range cs.ClusterLabels {
-		c.Labels[k] = v
-	}
+	maps.Copy(c.Labels, cs.ClusterLabels)
 	if spec.Network.PodCIDR != "" {
 		c.Spec.ClusterNetwork.Pods.CIDRBlocks = []string{spec.Network.PodCIDR}
 	}
@@ -90,9 +88,8 @@ func buildCluster(req *model.Request, rel release) (*clusterv1.Cluster, []model.
 	return c, unsupported, nil
 }
 
-// machineDeployments spreads a pool over its zones: one MachineDeployment per zone with its
-// failure domain, the pool's size divided between them (the first zones get the
-// remainder). Autoscaled pools carry the autoscaler's bounds and no replicas, so that
+// machineDeployments spreads a pool over its zones, one MachineDeployment with its failure
+// domain each. Autoscaled pools carry the autoscaler's bounds and no replicas, so that
 // Cluster API and the autoscaler do not fight over the size.
 func machineDeployments(p *kaasv1alpha1.NodePool, cs *envv1alpha1.ClusterStack) ([]clusterv1.MachineDeploymentTopology, []model.Unsupported, error) {
 	var unsupported []model.Unsupported
@@ -161,11 +158,9 @@ func machineDeployments(p *kaasv1alpha1.NodePool, cs *envv1alpha1.ClusterStack) 
 	return out, unsupported, nil
 }
 
-// nodeLabels keeps labels that reach nodes and moves the others under
-// node.cluster.x-k8s.io/ (keeping the name part), which Cluster API propagates. It also
-// says what it did, for the user. Where two labels would land on the same key, the one
-// that is there already, or else the first by name, keeps it and the other is dropped:
-// the same spec always gives the same nodes.
+// nodeLabels keeps labels that reach nodes and moves the others' name part under
+// node.cluster.x-k8s.io/, saying what it did. Of two labels that would land on one key, the
+// one there already, or else the first by name, keeps it: the same spec gives the same nodes.
 func nodeLabels(in map[string]string) (map[string]string, []string) {
 	if len(in) == 0 {
 		return nil, nil
@@ -194,12 +189,7 @@ func nodeLabels(in map[string]string) (map[string]string, []string) {
 }
 
 func hasNodeDomain(key string) bool {
-	for _, d := range nodeLabelDomains {
-		if strings.HasPrefix(key, d) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(nodeLabelDomains, func(d string) bool { return strings.HasPrefix(key, d) })
 }
 
 // variables collects topology variables by the stack's names, in a stable order.
@@ -224,8 +214,7 @@ func (v *variables) setStatic() error {
 	return nil
 }
 
-// set sets the variable the environment maps the portable field to, and says whether it
-// maps one.
+// set sets the variable the environment maps the portable field to, if it maps one.
 func (v *variables) set(portable string, value any) bool {
 	name, ok := v.cs.VariableNames[portable]
 	if !ok || name == "" {
@@ -240,13 +229,8 @@ func (v *variables) set(portable string, value any) bool {
 }
 
 func (v *variables) list() []clusterv1.ClusterVariable {
-	names := make([]string, 0, len(v.values))
-	for n := range v.values {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]clusterv1.ClusterVariable, 0, len(names))
-	for _, n := range names {
+	out := make([]clusterv1.ClusterVariable, 0, len(v.values))
+	for _, n := range slices.Sorted(maps.Keys(v.values)) {
 		out = append(out, clusterv1.ClusterVariable{Name: n, Value: v.values[n]})
 	}
 	return out

@@ -1,12 +1,14 @@
 package clusterstack
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
@@ -65,8 +67,7 @@ func observe(req *model.Request, s *state) (*model.Observation, error) {
 	return obs, nil
 }
 
-// kubeconfigDetails reads the kubeconfig Cluster API wrote, where the management cluster
-// is. Nil while there is none.
+// kubeconfigDetails are the kubeconfig Cluster API wrote, or nil.
 func kubeconfigDetails(req *model.Request, mgmt model.Placement) (map[string][]byte, error) {
 	raw, err := mgmt.SecretData(kubeconfigRead(req))
 	if err != nil || len(raw) == 0 {
@@ -88,10 +89,7 @@ func verdict(c *clusterv1.Cluster) (bool, model.Condition) {
 		cond.Reason, cond.Message = kaasv1alpha1.ReasonPending, "Cluster API has not reported whether the Cluster is available yet"
 		return false, cond
 	case available.Status != metav1.ConditionTrue:
-		cond.Reason = available.Reason
-		if cond.Reason == "" {
-			cond.Reason = ReasonNotAvailable
-		}
+		cond.Reason = cmp.Or(available.Reason, ReasonNotAvailable)
 		cond.Message = model.Truncate(fmt.Sprintf("Cluster API reports the Cluster %s: %s", strings.ToLower(available.Type)+" "+string(available.Status), available.Message))
 		return false, cond
 	}
@@ -102,14 +100,14 @@ func verdict(c *clusterv1.Cluster) (bool, model.Condition) {
 // availableCondition is the v1beta2 Available condition or, from Cluster API versions that
 // report v1beta1 conditions only, the Ready condition.
 func availableCondition(c *clusterv1.Cluster) *metav1.Condition {
-	if a := findCondition(c.Status.Conditions, clusterv1.ClusterAvailableCondition); a != nil {
+	if a := meta.FindStatusCondition(c.Status.Conditions, clusterv1.ClusterAvailableCondition); a != nil {
 		return a
 	}
 	return v1beta1Ready(c)
 }
 
 func v1beta1Ready(c *clusterv1.Cluster) *metav1.Condition {
-	if r := findCondition(c.Status.Conditions, clusterv1.ReadyCondition); r != nil {
+	if r := meta.FindStatusCondition(c.Status.Conditions, clusterv1.ReadyCondition); r != nil {
 		return r
 	}
 	if d := c.Status.Deprecated; d != nil && d.V1Beta1 != nil {
@@ -123,7 +121,7 @@ func v1beta1Ready(c *clusterv1.Cluster) *metav1.Condition {
 }
 
 func phase(c *clusterv1.Cluster) kaasv1alpha1.Phase {
-	rolling := findCondition(c.Status.Conditions, clusterv1.ClusterRollingOutCondition)
+	rolling := meta.FindStatusCondition(c.Status.Conditions, clusterv1.ClusterRollingOutCondition)
 	changing := (rolling != nil && rolling.Status == metav1.ConditionTrue) ||
 		(c.Status.ObservedGeneration != 0 && c.Status.ObservedGeneration < c.Generation)
 	a := availableCondition(c)
@@ -179,11 +177,7 @@ func endpoint(c *clusterv1.Cluster) string {
 	if e.Host == "" {
 		return ""
 	}
-	port := e.Port
-	if port == 0 {
-		port = 6443
-	}
-	return fmt.Sprintf("https://%s:%d", e.Host, port)
+	return fmt.Sprintf("https://%s:%d", e.Host, cmp.Or(e.Port, 6443))
 }
 
 func controlPlane(c *clusterv1.Cluster) *kaasv1alpha1.ControlPlaneStatus {
@@ -238,13 +232,4 @@ func nodePools(c *clusterv1.Cluster, flavorVariable string) []kaasv1alpha1.NodeP
 func atoi(s string) int32 {
 	n, _ := strconv.ParseInt(s, 10, 32)
 	return int32(n)
-}
-
-func findCondition(cs []metav1.Condition, t string) *metav1.Condition {
-	for i := range cs {
-		if cs[i].Type == t {
-			return &cs[i]
-		}
-	}
-	return nil
 }

@@ -14,14 +14,10 @@ import (
 
 // release is a ClusterStackRelease of the environment's stack.
 type release struct {
-	// Class is the release's name, which is also its ClusterClass's name.
-	Class string
-	// Minor is the Kubernetes minor the class is for (from the name).
-	Minor model.Version
-	// StackVersion is the stack's own version, such as v2.
-	StackVersion string
-	// KubernetesVersion is the exact version the class demands, such as v1.34.7.
-	KubernetesVersion string
+	Class             string        // the release's name, and its ClusterClass's
+	Minor             model.Version // the Kubernetes minor, from the name
+	StackVersion      string        // the stack's own version, such as v2
+	KubernetesVersion string        // the exact version the class demands, such as v1.34.7
 	Ready             bool
 }
 

@@ -23,9 +23,7 @@ func render(req *model.Request, s *state) (*model.Rendering, error) {
 	r := &model.Rendering{Unsupported: unsupportedFields(&req.Cluster.Spec)}
 	r.Resources = append(s.mgmt.ListResources(releaseList(req)), s.mgmt.SecretResources(kubeconfigRead(req))...)
 	if s.pending {
-		// Nothing of the cluster exists yet and the releases it needs are still being
-		// observed: render what observes them, nothing else.
-		return r, nil
+		return r, nil // the releases a new Cluster needs are still being observed
 	}
 	cluster, unsupported, err := buildCluster(req, s.rel)
 	if err != nil {
@@ -43,10 +41,9 @@ func render(req *model.Request, s *state) (*model.Rendering, error) {
 	return r, nil
 }
 
-// resolveRelease decides the release the cluster is rendered with. pending is true while a
-// remote management cluster's releases are unknown and no Cluster exists. An existing
-// Cluster keeps its release until the releases are known again, so that a lost
-// observation never removes a cluster from the desired state.
+// resolveRelease decides the release to render; pending: the releases are unknown and no
+// Cluster exists. An existing Cluster keeps its release until the releases are known again,
+// so that a lost observation never removes a cluster from the desired state.
 func resolveRelease(req *model.Request, rels []release, known bool, observed *clusterv1.Cluster) (release, bool, error) {
 	spec := &req.Cluster.Spec
 	if !known {
@@ -94,8 +91,7 @@ func manifest(c *clusterv1.Cluster) (map[string]any, error) {
 	return m, nil
 }
 
-// observedCluster returns the Cluster as it exists, or nil. Observed state that cannot be
-// decoded is an error.
+// observedCluster is the Cluster as it exists, or nil.
 func observedCluster(req *model.Request) (*clusterv1.Cluster, error) {
 	u, err := req.Native(ResourceCluster)
 	if err != nil || u == nil {

@@ -11,10 +11,9 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
-// validate checks what the Cluster Stack operator and Cluster API restrict: a Kubernetes
-// version with a ready release, no change of provider or stack, and no move of an existing
-// Cluster to another namespace (a move to another management cluster is refused by the
-// model for every composed resource).
+// validate checks what the Cluster Stack operator and Cluster API restrict: a version with a
+// ready release, no change of provider or stack, no move to another namespace (the model
+// refuses a move to another management cluster for every composed resource).
 func validate(req *model.Request, s *state) field.ErrorList {
 	var errs field.ErrorList
 	name := req.NativeName
