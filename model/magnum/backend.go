@@ -1,17 +1,7 @@
-// Package magnum is the OpenStack Magnum backend of the model layer: it renders
-// provider-openstack managed resources, a ClusterV1 for the cluster and its first node pool
-// and one NodegroupV1 per further node pool and zone, and reads their status back.
-//
-// Nearly every ClusterV1 field is ForceNew in the underlying Terraform provider: Magnum
-// cannot change it in place. provider-openstack (upjet) refuses such a change with an error
-// rather than replacing the cluster, but the error comes late and is cryptic. The backend
-// compares what it would render with what the managed resources say was applied, and refuses
-// a ForceNew change itself, before anything is touched, naming the portable field. The same
-// holds for NodegroupV1 fields that Magnum cannot change.
-//
-// A NodegroupV1 needs the Magnum id of its cluster, which exists only once the ClusterV1 is
-// created: node groups are rendered on a later reconcile, and until then their pool reports
-// why it is pending.
+// Package magnum is the OpenStack Magnum backend: it renders provider-openstack's ClusterV1
+// for the cluster and its first node pool and a NodegroupV1 per further pool and zone, and
+// reads their status back. It refuses itself, naming the portable field, every change that
+// Magnum could make only with a new cluster or node group (ForceNew; docs/environments.md).
 package magnum
 
 import (
@@ -74,9 +64,8 @@ func (Backend) Type() kaasv1alpha1.BackendType { return kaasv1alpha1.BackendMagn
 // Requirements is empty: the managed resources carry everything the backend reads.
 func (Backend) Requirements(*model.Request) map[string]model.Selector { return nil }
 
-// Translate reads the managed resources once, refuses a Kubernetes version without a
-// template and every change Magnum can only make with a new cluster or node group, and
-// renders the ClusterV1 and NodegroupV1s with the normalised status.
+// Translate renders the ClusterV1 and NodegroupV1s, refusing a minor without a template and
+// every ForceNew change.
 func (Backend) Translate(req *model.Request) (*model.Translation, error) {
 	s, err := read(req)
 	if err != nil {
@@ -155,8 +144,7 @@ func template(env *model.Environment, version string) (envv1alpha1.MagnumTemplat
 }
 
 // Settings are the settings of data.magnum that reach the managed resources, and the
-// cluster template of the cluster's minor. Nearly every one is ForceNew: Magnum would need a
-// new cluster, so a cluster keeps it for life.
+// cluster template of the cluster's minor.
 func (Backend) Settings() []model.Setting {
 	elsewhere := model.ChangeEffect{Effect: model.EffectRefused, Note: "another cloud, project or namespace is another cluster"}
 	forceNew := model.ChangeEffect{Effect: model.EffectRefused, Note: "Magnum cannot change it without a new cluster"}
@@ -188,8 +176,7 @@ func apiVersion(env *model.Environment) string {
 	return groupCluster + "/" + version
 }
 
-// Names derived from the composite resource's name and the pools' names, which never
-// change for a pool's life.
+// clusterObjectName is derived from the cluster's name, which never changes.
 func clusterObjectName(cluster string) string { return cluster + "-cluster" }
 
 func ptrTo[T any](v T) *T { return &v }

@@ -9,15 +9,12 @@ import (
 // zones, so a pool spreads over one node group per zone with its size divided between
 // them, as on Cluster API.
 type nodeGroup struct {
-	pool *kaasv1alpha1.NodePool
-	// poolIndex is the pool's index in spec.nodePools, for field paths.
-	poolIndex int
+	pool      *kaasv1alpha1.NodePool
+	poolIndex int // in spec.nodePools, for field paths
 	zone      string
-	// count is set for fixed-size pools; min and max for autoscaled ones.
-	count    *int32
-	min, max int32
-	// isDefault marks the ClusterV1's own node group: the first pool's first zone.
-	isDefault bool
+	count     *int32 // for fixed-size pools; min and max for autoscaled ones
+	min, max  int32
+	isDefault bool // the ClusterV1's own node group: the first pool's first zone
 }
 
 // resourceName is the composition resource name of a NodegroupV1.

@@ -1,6 +1,7 @@
 package magnum
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -27,11 +28,9 @@ const ReasonNotReady = "NotReady"
 
 // state is what the backend read for one request: the managed resources as they exist.
 type state struct {
-	cluster managed
-	// groups are the observed NodegroupV1s by resource name.
-	groups map[string]managed
-	// kubeconfig is the cluster's kubeconfig as connection details, or nil.
-	kubeconfig map[string][]byte
+	cluster    managed
+	groups     map[string]managed // the observed NodegroupV1s by resource name
+	kubeconfig map[string][]byte  // the cluster's kubeconfig as connection details, or nil
 }
 
 // group is the observed NodegroupV1 of a node group (not existing when not observed).
@@ -203,21 +202,18 @@ func verdict(what string, m managed) model.Condition {
 		c.Reason, c.Message = s.Reason, model.Truncate(fmt.Sprintf("provider-openstack cannot apply %s: %s", what, s.Message))
 		return c
 	}
-	rc := m.condition(model.ManagedConditionReady)
-	r, reason, msg, found := rc.Status, rc.Reason, rc.Message, rc.Found
+	r := m.condition(model.ManagedConditionReady)
 	switch {
-	case !found:
+	case !r.Found:
 		c.Reason, c.Message = kaasv1alpha1.ReasonPending, fmt.Sprintf("provider-openstack has not reported on %s yet", what)
-	case r != "True" && msg == "":
-		c.Reason, c.Message = reason, fmt.Sprintf("%s is not ready yet (%s)", what, reason)
-	case r != "True":
-		c.Reason, c.Message = reason, model.Truncate(fmt.Sprintf("%s is not ready: %s", what, msg))
+	case r.Status != "True" && r.Message == "":
+		c.Reason, c.Message = r.Reason, fmt.Sprintf("%s is not ready yet (%s)", what, r.Reason)
+	case r.Status != "True":
+		c.Reason, c.Message = r.Reason, model.Truncate(fmt.Sprintf("%s is not ready: %s", what, r.Message))
 	default:
 		c.Status, c.Reason, c.Message = model.ConditionTrue, kaasv1alpha1.ReasonAvailable, "the Magnum cluster and its node groups are ready"
 	}
-	if c.Reason == "" {
-		c.Reason = ReasonNotReady
-	}
+	c.Reason = cmp.Or(c.Reason, ReasonNotReady)
 	return c
 }
 

@@ -1,6 +1,7 @@
 package magnum
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -137,11 +138,8 @@ func managedResource(req *model.Request, resource, kind, name string, spec map[s
 	case req.Namespaced():
 		// A namespaced composite's managed resources live in its namespace and use the
 		// platform's ClusterProviderConfig, whatever the environment's scope says.
-		kind := m.ProviderConfigKind
-		if kind == "" {
-			kind = "ClusterProviderConfig"
-		}
-		mr.APIVersion, mr.Namespace, mr.ProviderConfigKind = groupNamespaced+"/"+version, req.Cluster.Namespace, kind
+		mr.APIVersion, mr.Namespace = groupNamespaced+"/"+version, req.Cluster.Namespace
+		mr.ProviderConfigKind = cmp.Or(m.ProviderConfigKind, "ClusterProviderConfig")
 	case namespaced(req.Environment):
 		mr.Namespace, mr.ProviderConfigKind = m.Namespace, m.ProviderConfigKind
 	}
@@ -157,9 +155,8 @@ func setIf(m map[string]any, k, v string) {
 	}
 }
 
-// unsupportedFields are portable fields set on the cluster that Magnum cannot honour with
-// these values and this template; those it never honours are warned about from the
-// capabilities.
+// unsupportedFields are portable fields Magnum cannot honour with these values and this
+// template; those it never honours are warned about from the capabilities.
 func unsupportedFields(req *model.Request, s *state, tpl envv1alpha1.MagnumTemplate) []model.Unsupported {
 	spec := &req.Cluster.Spec
 	var out []model.Unsupported
@@ -177,10 +174,9 @@ func unsupportedFields(req *model.Request, s *state, tpl envv1alpha1.MagnumTempl
 	return out
 }
 
-// upgradeLeavesNodegroups warns, while a change of minor moves the cluster to another
-// template, that the pools beyond the first stay behind: Magnum's upgrade through
-// provider-openstack covers the control plane and the default node group only, and a
-// NodegroupV1 has no template or version to move.
+// upgradeLeavesNodegroups warns, while a new minor moves the cluster to another template,
+// that the further pools stay behind: Magnum's upgrade through provider-openstack covers the
+// control plane and the default node group only; a NodegroupV1 has no template or version.
 func upgradeLeavesNodegroups(req *model.Request, s *state, tpl envv1alpha1.MagnumTemplate) (model.Unsupported, bool) {
 	pools := req.Cluster.Spec.NodePools
 	if len(pools) < 2 || !s.cluster.exists() {

@@ -2,7 +2,9 @@ package magnum
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
-
 	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
@@ -83,7 +84,6 @@ func validateUpdate(req *model.Request, s *state, rendered *model.Rendering) fie
 	}
 	var errs field.ErrorList
 	spec := &req.Cluster.Spec
-	first := "spec.nodePools[0]"
 	if pool := s.cluster.obj.GetAnnotations()[AnnotationDefaultPool]; pool != "" && pool != spec.NodePools[0].Name {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "nodePools").Index(0).Child("name"), fmt.Sprintf(
 			"the first node pool is the Magnum cluster's default node group, which is pool %q; it cannot be renamed, removed or moved without a new cluster: keep %q first",
@@ -95,7 +95,7 @@ func validateUpdate(req *model.Request, s *state, rendered *model.Rendering) fie
 			continue
 		}
 		if r.Name == ResourceCluster {
-			errs = append(errs, forceNewChanges(r.Object, o.Object, clusterForceNew, first, "the Magnum cluster")...)
+			errs = append(errs, forceNewChanges(r.Object, o.Object, clusterForceNew, "spec.nodePools[0]", "the Magnum cluster")...)
 			continue
 		}
 		g := groupFor(req, r.Name)
@@ -136,12 +136,7 @@ func forceNewChanges(desired, applied *unstructured.Unstructured, fn forceNew, p
 			"Magnum cannot change %s of %s in place (%s, now %s): it would need a new cluster or node group, so nothing was changed; revert the change or create a new cluster",
 			nativeField, what, display(was), display(now))))
 	}
-	names := make([]string, 0, len(fn.fields))
-	for f := range fn.fields {
-		names = append(names, f)
-	}
-	sort.Strings(names)
-	for _, f := range names {
+	for _, f := range slices.Sorted(maps.Keys(fn.fields)) {
 		w, wok := want[f]
 		h, hok := have[f]
 		if wok && hok && !sameValue(w, h) {
@@ -221,9 +216,8 @@ func display(v any) string {
 
 // parsePath turns "spec.nodePools[0].zones" into a field path.
 func parsePath(s string) *field.Path {
-	parts := strings.Split(s, ".")
 	var p *field.Path
-	for _, part := range parts {
+	for _, part := range strings.Split(s, ".") {
 		name, index, hasIndex := strings.Cut(part, "[")
 		if p == nil {
 			p = field.NewPath(name)
