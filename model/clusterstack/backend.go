@@ -116,16 +116,14 @@ func (Backend) Translate(req *model.Request) (*model.Translation, error) {
 
 // state is what the backend read for one request.
 type state struct {
-	mgmt model.Placement
-	// cluster is the Cluster as it exists, or nil.
-	cluster *clusterv1.Cluster
+	mgmt    model.Placement
+	cluster *clusterv1.Cluster // as it exists, or nil
 	// rel is the release to render; pending while a remote management cluster's releases
 	// are unknown and no Cluster exists; relErr when no release fits the spec.
-	rel     release
-	pending bool
-	relErr  error
-	// kubeconfig is the Cluster's kubeconfig as connection details, or nil.
-	kubeconfig map[string][]byte
+	rel        release
+	pending    bool
+	relErr     error
+	kubeconfig map[string][]byte // the Cluster's kubeconfig as connection details, or nil
 }
 
 func read(req *model.Request) (*state, error) {

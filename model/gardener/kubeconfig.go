@@ -95,7 +95,10 @@ func kubeconfigVerdict(req *model.Request, shoot *gardencorev1beta1.Shoot, detai
 	ak := req.Observed[ResourceKubeconfig].Object
 	ready := model.ConditionOf(ak, model.ManagedConditionReady)
 	synced := model.ConditionOf(ak, model.ManagedConditionSynced)
-	expires, _, _ := unstructured.NestedString(objectOrEmpty(ak), "status", "atProvider", "expirationTimestamp")
+	var expires string
+	if ak != nil {
+		expires, _, _ = unstructured.NestedString(ak.Object, "status", "atProvider", "expirationTimestamp")
+	}
 	switch {
 	case ready.Found && ready.Status == "False" && ready.Reason == kaasv1alpha1.ReasonKubeconfigExpired:
 		c.Reason = kaasv1alpha1.ReasonKubeconfigExpired
@@ -117,11 +120,4 @@ func kubeconfigVerdict(req *model.Request, shoot *gardencorev1beta1.Shoot, detai
 		return true, c
 	}
 	return false, c
-}
-
-func objectOrEmpty(u *unstructured.Unstructured) map[string]any {
-	if u == nil {
-		return nil
-	}
-	return u.Object
 }
