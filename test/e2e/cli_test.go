@@ -257,7 +257,7 @@ func newCLI(t *testing.T) *kubectlSCS {
 		start := time.Now()
 		cmd := exec.Command("go", "build", "-o", bin, ".")
 		cmd.Dir = filepath.Join(repoRoot, "clients", "kubectl-scs")
-		// Static, as released: kubectl-scs does not link with cgo (see the Makefile).
+		// Static, as released; the build cache the other builds share is a cgo-off one.
 		cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("building kubectl-scs: %v\n%s", err, out)
