@@ -32,12 +32,17 @@ type fleetCluster struct {
 	KubeconfigUntil string `json:"kubeconfigUntil,omitempty"`
 	// Due says what needs doing; empty: nothing.
 	Due []string `json:"due,omitempty"`
+	// EnvironmentMovedOn lists the values the cluster keeps although its environment
+	// names others now (its EnvironmentUpToDate condition), whether or not --environment
+	// counts them as due.
+	EnvironmentMovedOn []string `json:"environmentMovedOn,omitempty"`
 }
 
 type fleetOptions struct {
-	output string
-	due    bool
-	within int
+	output      string
+	due         bool
+	within      int
+	environment bool
 }
 
 func (a *App) newFleetCommand(flags *genericclioptions.ConfigFlags) *cobra.Command {
@@ -52,9 +57,20 @@ its running minor no longer offered by its environment's catalog, deprecated, ex
 expiring within --within days (data.catalog.kubernetesVersionLifecycle), or its
 kubeconfig expired or expiring within --within days.
 
---due exits 5 when any cluster is due, for a cron job or a CI pipeline.`,
+A cluster whose environment moved on (its EnvironmentUpToDate condition is False: the
+environment names other values than those the cluster keeps) says so in the ENVIRONMENT
+column ("(moved on)") and lists the values in environmentMovedOn of -o json|yaml. With
+--environment it is due as well ("environment moved on: data.x (keeps A, environment names
+B)"), unless every value it keeps is one adopting cannot change (kept for good: a setting
+that would replace the cluster, its network, the zones of a pool); kubectl scs upgrade NAME
+--environment adopts the others.
+
+--due exits 5 when any cluster is due, for a cron job or a CI pipeline. Without
+--environment an edit of an environment makes no cluster due: it changes no cluster until
+its owner adopts it.`,
 		Example: `  kubectl scs fleet
-  kubectl scs fleet --due --within 14 -o json`,
+  kubectl scs fleet --due --within 14 -o json
+  kubectl scs fleet --environment --due`,
 		Args: args(0, 0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(o.output, outputYAML, outputJSON); err != nil {
@@ -72,6 +88,7 @@ kubeconfig expired or expiring within --within days.
 	}
 	cmd.Flags().BoolVar(&o.due, "due", false, "Exit 5 when any cluster is due")
 	cmd.Flags().IntVar(&o.within, "within", 7, "Days ahead in which an expiring minor or kubeconfig is due")
+	cmd.Flags().BoolVar(&o.environment, "environment", false, "Count a cluster whose environment moved on as due, unless it keeps only values adopting cannot change")
 	addOutputFlag(cmd, &o.output, outputTable, outputYAML, outputJSON)
 	return cmd
 }
@@ -141,6 +158,18 @@ func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
 		case !until.IsZero() && until.Before(horizon) && !strings.Contains(kubeconfig.Message, model.KubeconfigRenewedNote):
 			f.Due = append(f.Due, "kubeconfig expires "+f.KubeconfigUntil)
 		}
+		if drift := environmentDrift(obj); len(drift) > 0 {
+			adoptable := false
+			items := make([]string, 0, len(drift))
+			for _, d := range drift {
+				items = append(items, d.String())
+				adoptable = adoptable || !d.ForGood
+			}
+			f.EnvironmentMovedOn = items
+			if o.environment && adoptable {
+				f.Due = append(f.Due, "environment moved on: "+strings.Join(items, "; "))
+			}
+		}
 		if len(f.Due) > 0 {
 			due++
 		}
@@ -159,7 +188,11 @@ func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
 	} else {
 		tw := newTable(a.IO.Out, "", "NAMESPACE", "NAME", "ENVIRONMENT", "BACKEND", "VERSION", "PHASE", "NEXT MINOR", "KUBECONFIG UNTIL", "DUE")
 		for _, f := range clusters {
-			tw.row(f.Namespace, f.Name, f.Environment, f.Backend, f.Version, f.Phase, orDefault(f.NextMinor, "none"),
+			env := f.Environment
+			if len(f.EnvironmentMovedOn) > 0 {
+				env += " (moved on)"
+			}
+			tw.row(f.Namespace, f.Name, env, f.Backend, f.Version, f.Phase, orDefault(f.NextMinor, "none"),
 				f.KubeconfigUntil, strings.Join(f.Due, "; "))
 		}
 		if err := tw.flush(); err != nil {

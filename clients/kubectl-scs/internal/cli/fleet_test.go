@@ -109,3 +109,134 @@ team2       soon         clusterstack-regionone   clusterstack   v1.34.7   Ready
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// TestFleetEnvironment: a cluster whose environment moved on (EnvironmentUpToDate False, in
+// the function's words) is marked in the ENVIRONMENT column and lists its values in -o json;
+// only --environment makes it due, and only where adopting would take something.
+func TestFleetEnvironment(t *testing.T) {
+	const (
+		delivered = `{type: KubeconfigReady, status: "True", reason: Delivered, message: "the connection secret holds the cluster's kubeconfig, valid until 2027-06-01T00:00:00Z"}`
+		upToDate  = `{type: EnvironmentUpToDate, status: "True", reason: UpToDate, message: "the cluster uses what environment gardener-regionone offers and defaults"}`
+		changed   = `{type: EnvironmentUpToDate, status: "False", reason: EnvironmentChanged, message: "environment gardener-regionone changed since the cluster was created; the cluster is left as it is: ` +
+			`data.gardener.floatingPoolName: the cluster stays on ext-net; the environment names ext-net-2 now, which applies to new clusters (it cannot be adopted: the OpenStack extension does not move a Shoot's floating IPs to another network); ` +
+			`data.gardener.loadBalancerProvider: the cluster stays on amphora; the environment names ovn now, which applies to new clusters (adopting it: in place)"}`
+		// What is left after the cluster adopted the load balancer provider.
+		forGood = `{type: EnvironmentUpToDate, status: "False", reason: EnvironmentChanged, message: "environment gardener-regionone changed since the cluster was created; the cluster is left as it is: ` +
+			`data.gardener.floatingPoolName: the cluster stays on ext-net; the environment names ext-net-2 now, which applies to new clusters (it cannot be adopted: the OpenStack extension does not move a Shoot's floating IPs to another network)"}`
+	)
+	members := []*unstructured.Unstructured{
+		fleetMember(t, "team1", "fine", "gardener", "1.34.2", "1.35", `"1.33", "1.34", "1.35"`, `{minor: "1.34", offered: true}`, delivered+"\n  - "+upToDate),
+		fleetMember(t, "team1", "moved", "gardener", "1.34.2", "1.35", `"1.33", "1.34", "1.35"`, `{minor: "1.34", offered: true}`, delivered+"\n  - "+changed),
+		fleetMember(t, "team2", "adopted", "gardener", "1.34.2", "1.35", `"1.33", "1.34", "1.35"`, `{minor: "1.34", offered: true}`, delivered+"\n  - "+forGood),
+		fleetMember(t, "team2", "gone", "gardener", "1.32.1", "", `"1.34", "1.35"`, `{minor: "1.32", offered: false}`, delivered+"\n  - "+changed),
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stdout string
+		stderr string
+		code   int
+	}{
+		{
+			name: "without --environment: marked, not due",
+			args: []string{"fleet", "--due"},
+			stdout: `NAMESPACE   NAME      ENVIRONMENT                     BACKEND    VERSION   PHASE   NEXT MINOR   KUBECONFIG UNTIL       DUE
+team1       fine      gardener-regionone              gardener   1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
+team1       moved     gardener-regionone (moved on)   gardener   1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
+team2       adopted   gardener-regionone (moved on)   gardener   1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
+team2       gone      gardener-regionone (moved on)   gardener   1.32.1    Ready   none         2027-06-01T00:00:00Z   minor 1.32 no longer offered (offered: 1.34, 1.35)
+`,
+			stderr: "error: 1 cluster is due\n",
+			code:   ExitDue,
+		},
+		{
+			name: "--environment: due where adopting takes a value",
+			args: []string{"fleet", "--due", "--environment"},
+			stdout: `NAMESPACE   NAME      ENVIRONMENT                     BACKEND    VERSION   PHASE   NEXT MINOR   KUBECONFIG UNTIL       DUE
+team1       fine      gardener-regionone              gardener   1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
+team1       moved     gardener-regionone (moved on)   gardener   1.34.2    Ready   1.35         2027-06-01T00:00:00Z   environment moved on: data.gardener.floatingPoolName (keeps ext-net for good, environment names ext-net-2); data.gardener.loadBalancerProvider (keeps amphora, environment names ovn)
+team2       adopted   gardener-regionone (moved on)   gardener   1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
+team2       gone      gardener-regionone (moved on)   gardener   1.32.1    Ready   none         2027-06-01T00:00:00Z   minor 1.32 no longer offered (offered: 1.34, 1.35); environment moved on: data.gardener.floatingPoolName (keeps ext-net for good, environment names ext-net-2); data.gardener.loadBalancerProvider (keeps amphora, environment names ovn)
+`,
+			stderr: "error: 2 clusters are due\n",
+			code:   ExitDue,
+		},
+		{
+			name: "-o json lists the values either way",
+			args: []string{"fleet", "-o", "json"},
+			stdout: `{
+    "clusters": [
+        {
+            "namespace": "team1",
+            "name": "fine",
+            "environment": "gardener-regionone",
+            "backend": "gardener",
+            "version": "1.34.2",
+            "phase": "Ready",
+            "nextMinor": "1.35",
+            "kubeconfigUntil": "2027-06-01T00:00:00Z"
+        },
+        {
+            "namespace": "team1",
+            "name": "moved",
+            "environment": "gardener-regionone",
+            "backend": "gardener",
+            "version": "1.34.2",
+            "phase": "Ready",
+            "nextMinor": "1.35",
+            "kubeconfigUntil": "2027-06-01T00:00:00Z",
+            "environmentMovedOn": [
+                "data.gardener.floatingPoolName (keeps ext-net for good, environment names ext-net-2)",
+                "data.gardener.loadBalancerProvider (keeps amphora, environment names ovn)"
+            ]
+        },
+        {
+            "namespace": "team2",
+            "name": "adopted",
+            "environment": "gardener-regionone",
+            "backend": "gardener",
+            "version": "1.34.2",
+            "phase": "Ready",
+            "nextMinor": "1.35",
+            "kubeconfigUntil": "2027-06-01T00:00:00Z",
+            "environmentMovedOn": [
+                "data.gardener.floatingPoolName (keeps ext-net for good, environment names ext-net-2)"
+            ]
+        },
+        {
+            "namespace": "team2",
+            "name": "gone",
+            "environment": "gardener-regionone",
+            "backend": "gardener",
+            "version": "1.32.1",
+            "phase": "Ready",
+            "kubeconfigUntil": "2027-06-01T00:00:00Z",
+            "due": [
+                "minor 1.32 no longer offered (offered: 1.34, 1.35)"
+            ],
+            "environmentMovedOn": [
+                "data.gardener.floatingPoolName (keeps ext-net for good, environment names ext-net-2)",
+                "data.gardener.loadBalancerProvider (keeps amphora, environment names ovn)"
+            ]
+        }
+    ],
+    "due": 1
+}
+`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, flavourNamespaced, members...)
+			stdout, stderr, code := h.run("", tc.args...)
+			if d := cmp.Diff(tc.stdout, stdout); d != "" {
+				t.Errorf("stdout (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.stderr, stderr); d != "" {
+				t.Errorf("stderr (-want +got):\n%s", d)
+			}
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d", code, tc.code)
+			}
+		})
+	}
+}
