@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,23 +33,41 @@ type diffOptions struct {
 func (a *App) newDiffCommand(flags *genericclioptions.ConfigFlags) *cobra.Command {
 	o := &diffOptions{}
 	cmd := &cobra.Command{
-		Use:   "diff -f CLUSTER.yaml [--offline --environment ENV --observed DIR]",
-		Short: "Preview what an edit of an SCSCluster would do on its backend",
+		Use:   "diff -f CLUSTER.yaml|ENVIRONMENT.yaml [--offline --environment ENV --observed DIR]",
+		Short: "Preview what an edit of an SCSCluster, or of an EnvironmentConfig, would do on the backend",
 		Long: `Preview an edited SCSCluster before applying it: what each changed field does on the
 backend that runs the cluster (in place, rolls the nodes of a pool, rolls the control plane,
 refused, not honoured), and the unified diff of every native object that changes. The
 preview is rendered with the model library the composition function runs, from the
-cluster's observed state: what it says is what the function would do.
+cluster's observed state: what it says is what the function would do. With the annotation
+kaas.scs.community/adopt-environment set to a new value, it previews adopting the
+environment's values, each with its effect.
 
 Without --offline it reads the SCSCluster, its composed resources and its environment
 from the control plane. With --offline it reads them from files, for CI: --observed holds
 the SCSCluster as it is (kubectl get scscluster NAME -o yaml) and its composed resources,
 --environment the EnvironmentConfigs, as for kubectl scs render.
 
+When -f holds an EnvironmentConfig (apiextensions.crossplane.io/v1beta1), diff previews
+the edit for every cluster of that environment (kaas.scs.community/environment) the user
+can read: the settings of its backend the edit changes, each with what it does ("kept until
+adopted", "kept for good", or the effect of one that follows the environment), what
+changes now (nothing, but for the settings that follow) and what adopting the edit would
+do, each with the unified diff of the native objects. Without --offline it lists the
+SCSClusters of every namespace (of -n, when given) and, in the legacy flavour, the
+composites that no claim made; with --offline, --observed holds the clusters as they are
+and their composed resources (told apart by the clusters' resource references, the label
+crossplane.io/composite or kaas.scs.community/identity), --environment the
+EnvironmentConfigs as they are.
+
 Exit codes as kubectl diff: 0 nothing changes, 1 something changes, 2 an error, 3 the
-function would refuse the edit (its message names the field).`,
+function would refuse the edit (its message names the field). For an EnvironmentConfig
+they say what the edit does now: a change that only adopting would make exits 0, since
+no cluster adopts it until its owner asks (kubectl scs upgrade NAME --environment).`,
 		Example: `  kubectl scs diff -f dev.yaml
-  kubectl scs diff -f dev.yaml --offline --environment envs/ --observed observed/ -o json`,
+  kubectl scs diff -f dev.yaml --offline --environment envs/ --observed observed/ -o json
+  kubectl scs diff -f envs/gardener-regionone.yaml
+  kubectl scs diff -f gardener-regionone.yaml --offline --environment envs/ --observed clusters/`,
 		Args: args(0, 0, "no arguments; the edited SCSCluster comes with -f"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if flags.Namespace != nil {
@@ -58,10 +77,10 @@ function would refuse the edit (its message names the field).`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&o.file, "filename", "f", "", "The edited SCSCluster manifest, or - for stdin")
+	fs.StringVarP(&o.file, "filename", "f", "", "The edited SCSCluster or EnvironmentConfig manifest, or - for stdin")
 	fs.BoolVar(&o.offline, "offline", false, "Read the cluster as it is from --observed and --environment instead of the control plane")
 	fs.StringSliceVar(&o.environments, "environment", nil, "With --offline: EnvironmentConfig files or directories")
-	fs.StringSliceVar(&o.observed, "observed", nil, "With --offline: the SCSCluster as it is and its composed resources")
+	fs.StringSliceVar(&o.observed, "observed", nil, "With --offline: the SCSClusters as they are and their composed resources")
 	fs.StringSliceVar(&o.required, "required", nil, "With --offline: further resources the backend may require")
 	addOutputFlag(cmd, &o.output, outputTable, outputJSON, outputYAML)
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
@@ -83,7 +102,7 @@ func diffExit(err error) error {
 
 func (a *App) diff(ctx context.Context, flags *genericclioptions.ConfigFlags, o *diffOptions) error {
 	if o.file == "" {
-		return usage("-f is required: the edited SCSCluster")
+		return usage("-f is required: the edited SCSCluster or EnvironmentConfig")
 	}
 	if err := checkOutput(o.output, outputJSON, outputYAML); err != nil {
 		return err
@@ -93,9 +112,12 @@ func (a *App) diff(ctx context.Context, flags *genericclioptions.ConfigFlags, o 
 		return err
 	}
 	if len(objs) != 1 {
-		return usage("%s holds %d objects; diff takes one SCSCluster", o.file, len(objs))
+		return usage("%s holds %d objects; diff takes one SCSCluster or EnvironmentConfig", o.file, len(objs))
 	}
 	edited := objs[0]
+	if edited.GetAPIVersion() == model.EnvironmentConfigAPIVersion && edited.GetKind() == model.EnvironmentConfigKind {
+		return a.diffEnvironment(ctx, flags, o, edited)
+	}
 	var src *previewSource
 	if o.offline {
 		src, err = a.offlineSource(o, edited)
@@ -111,18 +133,7 @@ func (a *App) diff(ctx context.Context, flags *genericclioptions.ConfigFlags, o 
 	if err != nil {
 		return err
 	}
-	cur := &rendered{input: src.current}
-	in, err := cur.compositeInput(flavourUnknown, o.namespace)
-	if err != nil {
-		return err
-	}
-	in.Observed = src.observed
-	next := &rendered{input: edited}
-	editedIn, err := next.compositeInput(cur.flavour, cur.input.GetNamespace())
-	if err != nil {
-		return err
-	}
-	p, err := input.Preview(all.Registry(), in, editedIn.Cluster, src.fetch)
+	p, cur, err := previewFrom(src, edited, o.namespace)
 	if err != nil {
 		return err
 	}
@@ -135,7 +146,7 @@ func (a *App) diff(ctx context.Context, flags *genericclioptions.ConfigFlags, o 
 			return err
 		}
 	default:
-		printPreview(a.IO.Out, cur.input, p)
+		printPreview(a.IO.Out, cur.input, p, "edited")
 	}
 	switch {
 	case p.Refused != nil:
@@ -144,6 +155,28 @@ func (a *App) diff(ctx context.Context, flags *genericclioptions.ConfigFlags, o 
 		return differsError{}
 	}
 	return nil
+}
+
+// previewFrom previews the edit of the cluster src holds to edited (its spec and
+// annotations), with the model library the function runs. namespace is where an
+// SCSCluster without one lives. It returns the cluster as it is, as the preview names it.
+func previewFrom(src *previewSource, edited *unstructured.Unstructured, namespace string) (*model.Preview, *rendered, error) {
+	cur := &rendered{input: src.current}
+	in, err := cur.compositeInput(flavourUnknown, namespace)
+	if err != nil {
+		return nil, nil, err
+	}
+	in.Observed = src.observed
+	next := &rendered{input: edited}
+	editedIn, err := next.compositeInput(cur.flavour, cur.input.GetNamespace())
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := input.Preview(all.Registry(), in, editedIn.Cluster, src.fetch)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, cur, nil
 }
 
 // previewSource is the cluster as it is: the SCSCluster with its status, its composed
@@ -185,10 +218,8 @@ func (a *App) offlineSource(o *diffOptions, edited *unstructured.Unstructured) (
 	return src, nil
 }
 
-// liveSource reads the cluster as it is from the control plane: the SCSCluster (for a
-// claim, the composite Crossplane made of it, whose status and composed resources the
-// function sees), the composed resources it lists, and the requirements as Crossplane
-// fetches them.
+// liveSource reads the cluster as it is from the control plane: the SCSCluster of the
+// edited one's namespace and name, as liveSourceOf.
 func liveSource(ctx context.Context, c *Clients, edited *unstructured.Unstructured) (*previewSource, error) {
 	ns := edited.GetNamespace()
 	if ns == "" {
@@ -198,16 +229,28 @@ func liveSource(ctx context.Context, c *Clients, edited *unstructured.Unstructur
 	if err != nil {
 		return nil, err
 	}
-	src := &previewSource{current: claim, observed: map[string]model.ObservedResource{}}
-	holder, refsPath := claim, []string{"spec", "crossplane", "resourceRefs"}
-	if xr := str(claim, "spec", "resourceRef", "name"); xr != "" {
+	return liveSourceOf(ctx, c, claim, c.liveFetch(ctx))
+}
+
+// liveSourceOf reads the rest of a cluster as it is from the control plane, for an
+// SCSCluster or a legacy XSCSCluster read from there: for a claim, the composite Crossplane
+// made of it, whose status and composed resources the function sees; the composed
+// resources the composite lists; and fetch answers the requirements.
+func liveSourceOf(ctx context.Context, c *Clients, obj *unstructured.Unstructured, fetch input.Fetch) (*previewSource, error) {
+	src := &previewSource{current: obj, observed: map[string]model.ObservedResource{}, fetch: fetch}
+	holder, refsPath := obj, []string{"spec", "crossplane", "resourceRefs"}
+	switch {
+	case obj.GetKind() == kaasv1alpha1.CompositeKind:
+		refsPath = []string{"spec", "resourceRefs"}
+	case str(obj, "spec", "resourceRef", "name") != "":
+		xr := str(obj, "spec", "resourceRef", "name")
 		composite, err := c.Dynamic.Resource(compositeGVR).Get(ctx, xr, metav1.GetOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("reading the composite %s of %s %s/%s: %w", xr, kaasv1alpha1.ClaimKind, ns, claim.GetName(), err)
+			return nil, fmt.Errorf("reading the composite %s of %s %s/%s: %w", xr, kaasv1alpha1.ClaimKind, obj.GetNamespace(), obj.GetName(), err)
 		}
 		holder, refsPath = composite, []string{"spec", "resourceRefs"}
 		// The function sees the composite's status; the claim's spec is the user's.
-		claim = claim.DeepCopy()
+		claim := obj.DeepCopy()
 		claim.Object["status"] = composite.Object["status"]
 		src.current = claim
 	}
@@ -227,17 +270,23 @@ func liveSource(ctx context.Context, c *Clients, edited *unstructured.Unstructur
 		if err != nil {
 			return nil, err
 		}
-		obj, err := res.in(refNS).Get(ctx, name, metav1.GetOptions{})
+		composed, err := res.in(refNS).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("reading the composed %s %s: %w", kind, name, err)
 		}
-		key := obj.GetAnnotations()[annotationResourceName]
+		key := composed.GetAnnotations()[annotationResourceName]
 		if key == "" {
 			continue
 		}
-		src.observed[key] = model.ObservedResource{Object: obj}
+		src.observed[key] = model.ObservedResource{Object: composed}
 	}
-	src.fetch = func(_ string, sel model.Selector) ([]*unstructured.Unstructured, error) {
+	return src, nil
+}
+
+// liveFetch answers the model's requirements from the control plane, as Crossplane
+// fetches required resources.
+func (c *Clients) liveFetch(ctx context.Context) input.Fetch {
+	return func(_ string, sel model.Selector) ([]*unstructured.Unstructured, error) {
 		res, err := c.resourceFor(sel.APIVersion, sel.Kind)
 		if err != nil {
 			return nil, err
@@ -259,7 +308,6 @@ func liveSource(ctx context.Context, c *Clients, edited *unstructured.Unstructur
 		}
 		return out, nil
 	}
-	return src, nil
 }
 
 // apiResource is a resource found in discovery.
@@ -296,12 +344,9 @@ func (c *Clients) resourceFor(apiVersion, kind string) (apiResource, error) {
 }
 
 // printPreview writes the summary a person reads first, then the unified diff of every
-// native object that changes.
-func printPreview(w io.Writer, cluster *unstructured.Unstructured, p *model.Preview) {
-	id := cluster.GetName()
-	if ns := cluster.GetNamespace(); ns != "" {
-		id = ns + "/" + id
-	}
+// native object that changes; to names the new state in the diffs' headers ("edited").
+func printPreview(w io.Writer, cluster *unstructured.Unstructured, p *model.Preview, to string) {
+	id := clusterID(cluster)
 	if p.Refused != nil {
 		fmt.Fprintf(w, "%s %s on %s: refused: %s\n", cluster.GetKind(), id, p.Backend, p.Refused.Message)
 		return
@@ -311,17 +356,46 @@ func printPreview(w io.Writer, cluster *unstructured.Unstructured, p *model.Prev
 		return
 	}
 	fmt.Fprintf(w, "%s %s on %s:\n", cluster.GetKind(), id, p.Backend)
+	printPreviewBody(w, p, "  ", to)
+}
+
+// printPreviewBody writes a preview's edits, each with its effect, the environment values
+// it takes, and the unified diff of every native object that changes.
+func printPreviewBody(w io.Writer, p *model.Preview, indent, to string) {
+	printPreviewLines(w, p, indent)
+	printObjectDiffs(w, p, to)
+}
+
+// printPreviewLines writes a preview's edits and the environment values it takes, one line
+// each with its effect.
+func printPreviewLines(w io.Writer, p *model.Preview, indent string) {
 	for _, e := range p.Edits {
-		fmt.Fprintf(w, "  %s\n", e.Summary())
+		fmt.Fprintf(w, "%s%s\n", indent, e.Summary())
 	}
+	for _, s := range p.Settings {
+		fmt.Fprintf(w, "%s%s\n", indent, s.Summary())
+	}
+}
+
+// printObjectDiffs writes the unified diff of every native object that changes; to names
+// the new state in the headers ("edited").
+func printObjectDiffs(w io.Writer, p *model.Preview, to string) {
 	for _, o := range p.Objects {
 		fmt.Fprintf(w, "\n%s %s (%s): %s\n", o.Kind, o.Name, o.Resource, o.Action)
 		diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 			A: difflib.SplitLines(yamlOf(o.Before)), B: difflib.SplitLines(yamlOf(o.After)),
-			FromFile: o.Kind + " " + o.Name + " (now)", ToFile: o.Kind + " " + o.Name + " (edited)", Context: 3,
+			FromFile: o.Kind + " " + o.Name + " (now)", ToFile: o.Kind + " " + o.Name + " (" + to + ")", Context: 3,
 		})
 		fmt.Fprint(w, diff)
 	}
+}
+
+// clusterID is namespace/name, or the name of a cluster-scoped composite.
+func clusterID(cluster *unstructured.Unstructured) string {
+	if ns := cluster.GetNamespace(); ns != "" {
+		return ns + "/" + cluster.GetName()
+	}
+	return cluster.GetName()
 }
 
 func yamlOf(o *unstructured.Unstructured) string {
@@ -335,36 +409,69 @@ func yamlOf(o *unstructured.Unstructured) string {
 	return string(raw)
 }
 
-// printPreviewData writes the preview for tools.
-func printPreviewData(w io.Writer, format string, p *model.Preview) error {
-	type edit struct {
-		model.Edit
-		Summary string `json:"summary"`
-	}
-	out := struct {
-		Backend kaasv1alpha1.BackendType `json:"backend"`
-		Changes bool                     `json:"changes"`
-		Refused *model.Refusal           `json:"refused,omitempty"`
-		Edits   []edit                   `json:"edits"`
-		Objects []model.ObjectDiff       `json:"objects"`
-	}{Backend: p.Backend, Changes: p.Changes(), Refused: p.Refused, Edits: []edit{}, Objects: p.Objects}
+// previewData is a preview for tools: each edit and environment value with its summary.
+type previewData struct {
+	Backend  kaasv1alpha1.BackendType `json:"backend"`
+	Changes  bool                     `json:"changes"`
+	Refused  *model.Refusal           `json:"refused,omitempty"`
+	Edits    []editData               `json:"edits"`
+	Settings []settingData            `json:"settings,omitempty"`
+	Objects  []model.ObjectDiff       `json:"objects"`
+}
+
+type editData struct {
+	model.Edit
+	Summary string `json:"summary"`
+}
+
+type settingData struct {
+	model.SettingEdit
+	Summary string `json:"summary"`
+}
+
+func previewDataOf(p *model.Preview) previewData {
+	out := previewData{Backend: p.Backend, Changes: p.Changes(), Refused: p.Refused, Edits: []editData{}, Objects: p.Objects,
+		Settings: settingsData(p.Settings)}
 	for _, e := range p.Edits {
-		out.Edits = append(out.Edits, edit{Edit: e, Summary: e.Summary()})
+		out.Edits = append(out.Edits, editData{Edit: e, Summary: e.Summary()})
 	}
 	if out.Objects == nil {
 		out.Objects = []model.ObjectDiff{}
 	}
-	raw, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
+	return out
+}
+
+func settingsData(settings []model.SettingEdit) []settingData {
+	var out []settingData
+	for _, s := range settings {
+		out = append(out, settingData{SettingEdit: s, Summary: s.Summary()})
+	}
+	return out
+}
+
+// printPreviewData writes the preview for tools.
+func printPreviewData(w io.Writer, format string, p *model.Preview) error {
+	return printData(w, format, previewDataOf(p))
+}
+
+// printData writes a value as JSON indented by two ("->" as it is, not escaped for HTML),
+// or as YAML.
+func printData(w io.Writer, format string, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
 	if format == outputYAML {
-		if raw, err = yaml.JSONToYAML(raw); err != nil {
+		raw, err := yaml.JSONToYAML(buf.Bytes())
+		if err != nil {
 			return err
 		}
 		_, err = w.Write(raw)
 		return err
 	}
-	_, err = fmt.Fprintln(w, string(raw))
+	_, err := w.Write(buf.Bytes())
 	return err
 }

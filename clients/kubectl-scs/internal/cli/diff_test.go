@@ -281,3 +281,45 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestDiffAdoption: an SCSCluster with a new value of kaas.scs.community/adopt-environment
+// is previewed as adopting its environment's values, each with its effect; what its backend
+// cannot change in place is not taken.
+func TestDiffAdoption(t *testing.T) {
+	raw, err := os.ReadFile(editTestdata + "/clusters/shop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, _, _ := strings.Cut(string(raw), "status:\n")
+	manifest = strings.Replace(manifest, "  name: shop-x7k2p\n", "  name: shop-x7k2p\n  annotations:\n    kaas.scs.community/adopt-environment: \"2026-12-01T12:00:00Z\"\n", 1)
+	path := filepath.Join(t.TempDir(), "shop.yaml")
+	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gardener := repo + "/examples/render/gardener"
+	h := newHarness(t, flavourUnknown)
+	stdout, stderr, code := h.run("", "diff", "-f", path, "--offline", "--environment", editTestdata+"/gardener-regionone.yaml",
+		"--observed", editTestdata+"/clusters/shop.yaml,"+gardener+"/observed-ready.yaml", "--required", gardener+"/required-ready")
+	const want = `XSCSCluster shop-x7k2p on gardener:
+  in place: data.gardener.loadBalancerProvider amphora -> ovn (every Service of type LoadBalancer gets a new load balancer, and with it a new address)
+
+Shoot shop-6bru6k (gardener-shoot): update
+--- Shoot shop-6bru6k (now)
++++ Shoot shop-6bru6k (edited)
+@@ -33,7 +33,7 @@
+     controlPlaneConfig:
+       apiVersion: openstack.provider.extensions.gardener.cloud/v1alpha1
+       kind: ControlPlaneConfig
+-      loadBalancerProvider: amphora
++      loadBalancerProvider: ovn
+     infrastructureConfig:
+       apiVersion: openstack.provider.extensions.gardener.cloud/v1alpha1
+       floatingPoolName: ext-net
+`
+	if d := cmp.Diff(want, stdout); d != "" {
+		t.Errorf("stdout (-want +got):\n%s", d)
+	}
+	if stderr != "" || code != ExitError {
+		t.Errorf("exit code %d, want %d (changes); stderr %q", code, ExitError, stderr)
+	}
+}
