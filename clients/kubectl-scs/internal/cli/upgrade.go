@@ -23,28 +23,45 @@ import (
 var versionPattern = regexp.MustCompile(`^1\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?$`)
 
 type upgradeOptions struct {
-	to     string
-	dryRun string
+	to          string
+	dryRun      string
+	environment bool
 }
 
 func (a *App) newUpgradeCommand(flags *genericclioptions.ConfigFlags) *cobra.Command {
 	o := &upgradeOptions{}
 	cmd := &cobra.Command{
-		Use:   "upgrade NAME --to VERSION",
-		Short: "Move an SCSCluster to another Kubernetes version, checking the version rules first",
+		Use:   "upgrade NAME --to VERSION | --environment",
+		Short: "Move an SCSCluster to another Kubernetes version, or to its environment's current values",
 		Long: `Set spec.kubernetes.version of an SCSCluster, after checking the rules the API server and
 the function would apply, so that a refusal comes with its reason before anything is sent:
 one minor at a time (1.34 to 1.35, not to 1.36), no downgrade below what the cluster runs,
 and only a minor its environment offers (status.offered.kubernetesVersions). A minor
 ("1.35") lets the backend apply patch releases; a patch ("1.35.2") pins one.
 
-Exits 3 when a rule refuses the version. Follow the upgrade with kubectl scs wait.`,
-		Example:           "  kubectl scs upgrade dev --to 1.35 && kubectl scs wait dev --for=ready --timeout=30m",
+--environment has the cluster adopt the values its environment names now, in place of
+those it keeps from its creation (its EnvironmentUpToDate condition lists them): it first
+previews what adopting does, as kubectl scs diff does (each value with its effect, and the
+unified diff of every native object that changes), and lists as "kept for good" each value
+the backend cannot change without replacing the cluster, which the cluster keeps; then it
+sets the annotation kaas.scs.community/adopt-environment to the current time, as kubectl
+rollout restart does. Where the preview cannot be read (a team that may not read
+EnvironmentConfigs or composites), it says what the condition names instead.
+
+Exits 3 when a rule refuses the version, when the function would refuse the adoption, or
+when the cluster can adopt nothing but values kept for good. Follow the upgrade with kubectl
+scs wait.`,
+		Example: `  kubectl scs upgrade dev --to 1.35 && kubectl scs wait dev --for=ready --timeout=30m
+  kubectl scs upgrade dev --environment --dry-run=client   # only the preview
+  kubectl scs upgrade dev --environment`,
 		Args:              args(1, 1, "exactly one NAME"),
 		ValidArgsFunction: a.completeClusterNames(flags),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.to == "" {
-				return usage("--to is required: the Kubernetes version to move to, such as 1.35")
+			switch {
+			case o.to != "" && o.environment:
+				return usage("--to and --environment are two requests: upgrade the version, wait until the cluster runs it, then adopt the environment")
+			case o.to == "" && !o.environment:
+				return usage("--to is required: the Kubernetes version to move to, such as 1.35 (or --environment, to adopt the environment's current values)")
 			}
 			if err := checkDryRun(o.dryRun); err != nil {
 				return err
@@ -53,10 +70,14 @@ Exits 3 when a rule refuses the version. Follow the upgrade with kubectl scs wai
 			if err != nil {
 				return err
 			}
+			if o.environment {
+				return a.adoptEnvironment(cmd.Context(), c, args[0], o)
+			}
 			return a.upgrade(cmd.Context(), c, args[0], o)
 		},
 	}
 	cmd.Flags().StringVar(&o.to, "to", "", "The Kubernetes version to move to: a minor such as 1.35, or a patch such as 1.35.2")
+	cmd.Flags().BoolVar(&o.environment, "environment", false, "Adopt the values the cluster's environment names now, after previewing what that does")
 	addDryRunFlag(cmd, &o.dryRun)
 	_ = cmd.RegisterFlagCompletionFunc("to", a.completeFromCluster(flags, func(c *Clients, name string, cmd *cobra.Command) []string {
 		obj, err := c.getCluster(cmd.Context(), c.Namespace, name)

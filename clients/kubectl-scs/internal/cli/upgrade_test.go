@@ -144,7 +144,7 @@ func TestUpgrade(t *testing.T) {
 		{
 			name:   "--to is required",
 			args:   []string{"upgrade", "dev"},
-			stderr: "error: --to is required: the Kubernetes version to move to, such as 1.35\n",
+			stderr: "error: --to is required: the Kubernetes version to move to, such as 1.35 (or --environment, to adopt the environment's current values)\n",
 			code:   ExitUsage,
 		},
 	} {
