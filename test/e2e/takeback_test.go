@@ -223,6 +223,18 @@ func nothingTakenBack(t *testing.T) {
 			}
 		})
 	}
+	t.Run("environments edited, then adopted on request", func(t *testing.T) {
+		clusterNative := cp.Dynamic.Resource(capiClusterGVR).Namespace(clusterNamespace)
+		environmentEdits(ctx, t, names,
+			editedCluster{claim: g, native: shoots(), name: shoot, paths: []string{"data.gardener.loadBalancerProvider", "data.gardener.cloudProfile",
+				"data.gardener.floatingPoolName", "spec.maintenance.autoUpdate"}},
+			editedCluster{claim: consumer.claim, native: clusterNative, name: cluster, paths: []string{"data.clusterStack.stack", "data.clusterStack.variables"}},
+			editedCluster{claim: m, native: clusterV1, name: magnum + "-cluster", paths: []string{"data.magnum.masterFlavor", "data.magnum.templates[kubernetesVersion=1.34]"}},
+			clusterNamespace)
+		if d, r := natives.deletions(), natives.replacements(); d+r > 0 {
+			t.Fatalf("native objects deleted (%d) or replaced (%d): %s", d, r, natives.report())
+		}
+	})
 	assertComposedKept(ctx, t, names, before)
 	consumer.reaches(ctx, t, workload, "after the faults")
 	if n := removals.count(); n > 0 {
