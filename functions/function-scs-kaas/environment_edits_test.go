@@ -172,12 +172,7 @@ func desiredNatives(rsp *fnv1.RunFunctionResponse) map[string]string {
 func TestEnvironmentEditsChangeNoCluster(t *testing.T) {
 	for _, c := range readyClusters(t) {
 		before := run(t, c.req)
-		var data map[string]any
-		for _, item := range c.req.GetRequiredResources()["environments"].GetItems() {
-			if e := item.GetResource().AsMap(); e["metadata"].(map[string]any)["name"] == c.environment {
-				data = e["data"].(map[string]any)
-			}
-		}
+		data := environmentData(c)
 		backend := kaasv1alpha1.BackendType(data["backend"].(string))
 		for _, e := range leafEdits(data) {
 			t.Run(c.name+"/"+e.path, func(t *testing.T) {
@@ -215,6 +210,16 @@ func TestEnvironmentEditsChangeNoCluster(t *testing.T) {
 			})
 		}
 	}
+}
+
+// environmentData is the data of the Ready cluster's EnvironmentConfig.
+func environmentData(c readyCluster) map[string]any {
+	for _, item := range c.req.GetRequiredResources()["environments"].GetItems() {
+		if e := item.GetResource().AsMap(); e["metadata"].(map[string]any)["name"] == c.environment {
+			return e["data"].(map[string]any)
+		}
+	}
+	return nil
 }
 
 // editEnvironmentLeaf applies an edit to one environment of the request.
@@ -271,12 +276,7 @@ func setLeaf(v any, path string, value any) {
 func TestAdoptingTheEnvironment(t *testing.T) {
 	const request = "2026-12-05T10:00:00Z"
 	for _, c := range readyClusters(t) {
-		var data map[string]any
-		for _, item := range c.req.GetRequiredResources()["environments"].GetItems() {
-			if e := item.GetResource().AsMap(); e["metadata"].(map[string]any)["name"] == c.environment {
-				data = e["data"].(map[string]any)
-			}
-		}
+		data := environmentData(c)
 		backend := kaasv1alpha1.BackendType(data["backend"].(string))
 		for _, e := range leafEdits(data) {
 			s, ok := declaredSetting(backend, e.path)
