@@ -1,6 +1,7 @@
+package model
+
 // The guard: every rule that refuses to go on because going on would replace, take over,
 // drop or expose what exists (docs/reliability.md). None changes its arguments.
-package model
 
 import (
 	"fmt"

@@ -1,6 +1,7 @@
+package model
+
 // The keeper: every rule that keeps what exists and what was delivered when a rendering
 // alone would lose it (docs/reliability.md). None changes its arguments.
-package model
 
 import (
 	"encoding/base64"
@@ -29,7 +30,7 @@ type kept struct {
 // environment's value; adopt takes every value but those EffectRefused.
 func keepSettings(env *Environment, settings []Setting, record map[string]string, minor string, adopt bool) (*Environment, kept, error) {
 	out := *env
-	out.Environment = *env.Environment.DeepCopy()
+	out.Environment = *env.DeepCopy()
 	k := kept{record: make(map[string]string, len(settings))}
 	for _, s := range settings {
 		path := s.at(minor)

@@ -83,7 +83,7 @@ func TestKeepSettings(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			before := *tc.env
-			before.Environment = *tc.env.Environment.DeepCopy()
+			before.Environment = *tc.env.DeepCopy()
 			got, k, err := keepSettings(tc.env, settings, tc.kept, "1.34", tc.adopt)
 			if err != nil {
 				t.Fatal(err)

@@ -200,11 +200,13 @@ func recall(in Input, env *Environment, backend Backend) (*Request, recalled, er
 	r := recalled{settings: SettingsOf(backend), adoption: pinned.Adopted}
 	adopt := xr.GetAnnotations()[kaasv1alpha1.AnnotationAdoptEnvironment]
 	adopting := adopt != "" && adopt != pinned.Adopted
-	record := maps.Clone(pinned.Placement)
-	if record == nil {
-		record = map[string]string{}
+	record := map[string]string{}
+	if len(backendResources(backend.Type(), in.Observed)) > 0 {
+		// Pinned once something of the cluster exists: until then, an environment a
+		// platform team corrects reaches the cluster being created.
+		maps.Copy(record, pinned.Placement)
+		maps.Copy(record, pinned.Pinned)
 	}
-	maps.Copy(record, pinned.Pinned)
 	keptEnv, k, err := keepSettings(env, r.settings, record, minorOf(xr.Spec.Kubernetes.Version), adopting)
 	if err != nil {
 		return nil, r, err

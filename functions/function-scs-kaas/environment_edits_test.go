@@ -455,3 +455,31 @@ func TestPreviewEnvironmentEdit(t *testing.T) {
 		})
 	}
 }
+
+// TestSettingsFollowUntilTheClusterExists: a cluster whose native objects do not exist
+// yet (its first apply refused, say, for an environment's typo) takes the environment as
+// the platform team corrects it; once they exist, it keeps what it has.
+func TestSettingsFollowUntilTheClusterExists(t *testing.T) {
+	for _, c := range readyClusters(t) {
+		if c.name != "gardener/legacy" {
+			continue
+		}
+		for _, exists := range []bool{false, true} {
+			req := proto.Clone(c.req).(*fnv1.RunFunctionRequest)
+			if !exists {
+				req.GetObserved().Resources = nil
+			}
+			editEnvironmentLeaf(t, req, c.environment, leafEdit{"gardener.loadBalancerProvider", "ovn"})
+			rsp := run(t, req)
+			if r := fatalResult(rsp); r != nil {
+				t.Fatalf("refused: %s", r.GetMessage())
+			}
+			want := map[bool]string{false: "ovn", true: "amphora"}[exists]
+			shoot := rsp.GetDesired().GetResources()["gardener-shoot"].GetResource().AsMap()
+			got, _, _ := unstructured.NestedString(shoot, "spec", "forProvider", "manifest", "spec", "provider", "controlPlaneConfig", "loadBalancerProvider")
+			if got != want {
+				t.Errorf("native objects exist: %v; the Shoot's load balancer provider is %q, want %q", exists, got, want)
+			}
+		}
+	}
+}
