@@ -46,5 +46,11 @@ wait "$checks" || true
 wait "$follower" 2>/dev/null || true
 checks_rc=$(cat "$out/checks.rc" 2>/dev/null || echo 1)
 
+# CI shows the end of the output: a failed checks lane's own end comes last, next to the verdict,
+# rather than 40 minutes of live-lane lines above it.
+if ((checks_rc != 0)); then
+	echo "make test: the checks lane failed; the end of $out/checks.log:"
+	tail -n 60 "$out/checks.log" | sed 's/^/[checks] /'
+fi
 echo "make test: live lane rc=$live_rc (${live_seconds} s), checks lane rc=$checks_rc; $((SECONDS - start)) s in all"
 ((live_rc == 0 && checks_rc == 0))
