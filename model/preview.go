@@ -41,12 +41,17 @@ type SettingEdit struct {
 	// Effect and Note are the backend's declaration for the setting.
 	Effect Effect `json:"effect"`
 	Note   string `json:"note,omitempty"`
+	// Creating: nothing of the cluster exists yet, so it is created with the value,
+	// whatever the change would do to a running cluster.
+	Creating bool `json:"creating,omitempty"`
 }
 
 // Summary is the edit of the setting in one line.
 func (e SettingEdit) Summary() string {
 	change := e.Path + " " + shownSetting(e.From) + " -> " + shownSetting(e.To)
 	switch {
+	case e.Creating:
+		return "taken at creation: " + change + " (nothing of the cluster exists yet)"
 	case e.Kept && e.Effect == EffectRefused:
 		return "kept for good: " + change + " (" + e.Note + ")"
 	case e.Kept:
@@ -55,11 +60,12 @@ func (e SettingEdit) Summary() string {
 	return string(e.Effect) + ": " + change + " (" + e.Note + ")"
 }
 
-// EnvironmentEdits lists the settings that differ between two environments, at version.
-func EnvironmentEdits(b Backend, before, after *Environment, version string) ([]SettingEdit, error) {
+// EnvironmentEdits lists the settings that differ between two environments for a cluster
+// as current rendered it.
+func EnvironmentEdits(current *Output, before, after *Environment) ([]SettingEdit, error) {
 	var out []SettingEdit
-	for _, s := range SettingsOf(b) {
-		path := s.at(minorOf(version))
+	for _, s := range SettingsOf(current.Backend) {
+		path := s.at(minorOf(current.Spec.Kubernetes.Version))
 		from, err := getSetting(before, path)
 		if err != nil {
 			return nil, err
@@ -71,6 +77,9 @@ func EnvironmentEdits(b Backend, before, after *Environment, version string) ([]
 		if from != to {
 			out = append(out, SettingEdit{Path: path, From: from, To: to, Kept: !s.Follows, Effect: s.Change.Effect, Note: s.Change.Note})
 		}
+	}
+	if !current.Created {
+		out = creating(out)
 	}
 	return out, nil
 }
@@ -204,7 +213,19 @@ func PreviewEdit(current, edited *Output, editErr error) *Preview {
 		p.Edits[i].NoNativeChange = len(p.Objects) == 0
 	}
 	p.Settings = adoptedSettings(current.Backend, current.Status.Backend.Pinned, edited.Status.Backend.Pinned, minorOf(edited.Spec.Kubernetes.Version))
+	if !current.Created {
+		p.Settings = creating(p.Settings)
+	}
 	return p
+}
+
+// creating marks the settings of a cluster that does not exist yet: it takes each value
+// when it is created, and keeps none.
+func creating(settings []SettingEdit) []SettingEdit {
+	for i := range settings {
+		settings[i].Creating, settings[i].Kept = true, false
+	}
+	return settings
 }
 
 // Edits lists the portable fields that differ between two specs, each with its declared

@@ -57,6 +57,9 @@ type Output struct {
 	Events []Event
 	// KubeconfigExpires is when the delivered kubeconfig's credentials expire; zero: unknown.
 	KubeconfigExpires time.Time
+	// Created: something of the cluster exists in its backend, so it keeps the values it
+	// recorded of its environment; until then it takes the environment as it is.
+	Created bool
 }
 
 // Event is something a user should know about the cluster.
@@ -189,6 +192,7 @@ type recalled struct {
 	settings []Setting
 	kept
 	adoption string
+	created  bool
 }
 
 // recall makes the backend's Request: the environment with the settings the cluster keeps,
@@ -197,11 +201,11 @@ type recalled struct {
 func recall(in Input, env *Environment, backend Backend) (*Request, recalled, error) {
 	xr := in.Cluster
 	pinned := pinnedBackend(xr)
-	r := recalled{settings: SettingsOf(backend), adoption: pinned.Adopted}
+	r := recalled{settings: SettingsOf(backend), adoption: pinned.Adopted, created: len(backendResources(backend.Type(), in.Observed)) > 0}
 	adopt := xr.GetAnnotations()[kaasv1alpha1.AnnotationAdoptEnvironment]
 	adopting := adopt != "" && adopt != pinned.Adopted
 	record := map[string]string{}
-	if len(backendResources(backend.Type(), in.Observed)) > 0 {
+	if r.created {
 		// Pinned once something of the cluster exists: until then, an environment a
 		// platform team corrects reaches the cluster being created.
 		maps.Copy(record, pinned.Placement)
@@ -323,7 +327,7 @@ func guardRendering(backend Backend, req *Request, resources []Resource, setting
 func observe(out *Output, in Input, req *Request, env *Environment, kept recalled, rendering *Rendering, obs *Observation, events []Event) {
 	pinned := pinnedBackend(in.Cluster)
 	spec := &req.Cluster.Spec
-	out.Rendering, out.Events = rendering, events
+	out.Rendering, out.Events, out.Created = rendering, events, kept.created
 	out.Status = obs.Status
 	out.Status.Backend = &kaasv1alpha1.BackendStatus{
 		Type:           env.Backend,

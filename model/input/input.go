@@ -178,8 +178,9 @@ type EnvironmentPreview struct {
 	Settings []model.SettingEdit `json:"settings,omitempty"`
 	// Now is what the edit does at once: only settings that follow change native objects.
 	Now *model.Preview `json:"now"`
-	// Adopting is what adopting the edited environment's values then would do.
-	Adopting *model.Preview `json:"adopting"`
+	// Adopting is what adopting the edited environment's values then would do; nil while
+	// nothing of the cluster exists.
+	Adopting *model.Preview `json:"adopting,omitempty"`
 }
 
 // PreviewEnvironment renders a cluster as it is, with edited in place of the
@@ -229,11 +230,18 @@ func PreviewEnvironment(reg *model.Registry, in model.Input, edited *unstructure
 	if original == nil {
 		return nil, fmt.Errorf("the cluster's environment is not EnvironmentConfig %s", edited.GetName())
 	}
-	p := &EnvironmentPreview{Now: model.PreviewEdit(current, now, nowErr), Adopting: model.PreviewEdit(current, adopted, adoptErr)}
+	p := &EnvironmentPreview{Now: model.PreviewEdit(current, now, nowErr)}
+	if current.Created {
+		p.Adopting = model.PreviewEdit(current, adopted, adoptErr)
+	} else {
+		// Before it exists, a cluster has nothing to adopt: it takes the environment as it
+		// is, each setting listed once, in Settings.
+		p.Now.Settings = nil
+	}
 	before, errB := model.DecodeEnvironment(current.Environment.Name, original)
 	after, errA := model.DecodeEnvironment(current.Environment.Name, edited)
 	if errB == nil && errA == nil {
-		if p.Settings, err = model.EnvironmentEdits(current.Backend, before, after, current.Spec.Kubernetes.Version); err != nil {
+		if p.Settings, err = model.EnvironmentEdits(current, before, after); err != nil {
 			return nil, err
 		}
 	}

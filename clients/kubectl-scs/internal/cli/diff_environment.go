@@ -351,6 +351,10 @@ func printEnvironmentPreview(w io.Writer, r envResult) {
 		gap = p.Refused == nil && len(p.Objects) > 0
 	}
 	section("now", p.Now, "environment edited")
+	if p.Adopting == nil {
+		fmt.Fprintln(w, "adopting: nothing to adopt: nothing of the cluster exists yet, so it is created with the environment as it is")
+		return
+	}
 	section("adopting", p.Adopting, "adopted")
 }
 
@@ -383,8 +387,12 @@ func printEnvironmentData(w io.Writer, format, env string, results []envResult, 
 		if r.err != nil {
 			d.Error = r.err.Error()
 		} else {
-			now, adopting := previewDataOf(r.preview.Now), previewDataOf(r.preview.Adopting)
-			d.Now, d.Adopting = &now, &adopting
+			now := previewDataOf(r.preview.Now)
+			d.Now = &now
+			if r.preview.Adopting != nil {
+				adopting := previewDataOf(r.preview.Adopting)
+				d.Adopting = &adopting
+			}
 			if s := settingsData(r.preview.Settings); s != nil {
 				d.Settings = s
 			}

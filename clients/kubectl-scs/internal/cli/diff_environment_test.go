@@ -21,9 +21,9 @@ const (
 	noteTeam2 = "Note: namespace team2 was not given (--required): rendered as if it had no labels but kubernetes.io/metadata.name, which matters to environments that admit namespaces by label\n"
 )
 
-// shopAdopting and devAdopting are what the edit of testdata/environment-edit means for the
-// two clusters: nothing now, and adopting it changes the load balancer provider in place,
-// the floating IP network never.
+// shopAdopting is what the edit of testdata/environment-edit means for shop, whose Shoot
+// exists: nothing now, and adopting it changes the load balancer provider in place, the
+// floating IP network never.
 const shopAdopting = `XSCSCluster shop-x7k2p on gardener:
   kept for good: data.gardener.floatingPoolName ext-net -> ext-net-2 (the OpenStack extension does not move a Shoot's floating IPs to another network)
   kept until adopted, then in place: data.gardener.loadBalancerProvider amphora -> ovn
@@ -45,17 +45,17 @@ Shoot shop-6bru6k (gardener-shoot): update
        floatingPoolName: ext-net
 `
 
-const devAdopting = `SCSCluster team2/dev on gardener:
-  kept for good: data.gardener.floatingPoolName ext-net -> ext-net-2 (the OpenStack extension does not move a Shoot's floating IPs to another network)
-  kept until adopted, then in place: data.gardener.loadBalancerProvider amphora -> ovn
-now: nothing changes
-adopting: 1 native object changes
-  in place: data.gardener.loadBalancerProvider amphora -> ovn (every Service of type LoadBalancer gets a new load balancer, and with it a new address)
+// devCreating is what the edit means for dev, whose Shoot does not exist yet: it is created
+// with the edited values, so the edit changes it now and there is nothing to adopt.
+const devCreating = `SCSCluster team2/dev on gardener:
+  taken at creation: data.gardener.floatingPoolName ext-net -> ext-net-2 (nothing of the cluster exists yet)
+  taken at creation: data.gardener.loadBalancerProvider amphora -> ovn (nothing of the cluster exists yet)
+now: 1 native object changes
 
 Shoot dev-mnegsk (gardener-shoot): update
 --- Shoot dev-mnegsk (now)
-+++ Shoot dev-mnegsk (adopted)
-@@ -31,7 +31,7 @@
++++ Shoot dev-mnegsk (environment edited)
+@@ -31,10 +31,10 @@
      controlPlaneConfig:
        apiVersion: openstack.provider.extensions.gardener.cloud/v1alpha1
        kind: ControlPlaneConfig
@@ -63,7 +63,12 @@ Shoot dev-mnegsk (gardener-shoot): update
 +      loadBalancerProvider: ovn
      infrastructureConfig:
        apiVersion: openstack.provider.extensions.gardener.cloud/v1alpha1
-       floatingPoolName: ext-net
+-      floatingPoolName: ext-net
++      floatingPoolName: ext-net-2
+       kind: InfrastructureConfig
+       networks:
+         workers: 10.250.0.0/16
+adopting: nothing to adopt: nothing of the cluster exists yet, so it is created with the environment as it is
 `
 
 // editedEnvironment writes testdata/environment-edit/gardener-regionone.yaml with further
@@ -102,10 +107,17 @@ func TestDiffEnvironmentOffline(t *testing.T) {
 	}{
 		{
 			name:   "pinned values: nothing changes now, adopting changes what its backend can change in place",
-			args:   func(*testing.T) []string { return offline(editTestdata+"/gardener-regionone.yaml", both) },
-			stdout: shopAdopting + "\n" + devAdopting,
-			stderr: noteTeam1 + noteTeam2,
+			args:   func(*testing.T) []string { return offline(editTestdata+"/gardener-regionone.yaml", shop) },
+			stdout: shopAdopting,
+			stderr: noteTeam1,
 			code:   ExitOK,
+		},
+		{
+			name:   "a cluster whose Shoot does not exist yet takes the edit now",
+			args:   func(*testing.T) []string { return offline(editTestdata+"/gardener-regionone.yaml", both) },
+			stdout: shopAdopting + "\n" + devCreating,
+			stderr: noteTeam1 + noteTeam2,
+			code:   ExitError,
 		},
 		{
 			name: "a setting that follows the environment changes the cluster now",
@@ -172,7 +184,7 @@ adopting: refused: environment "gardener-regionone" (EnvironmentConfig gardener-
 SCSCluster team2/dev on gardener:
   no setting of its backend changes
 now: refused: environment "gardener-regionone" (EnvironmentConfig gardener-regionone): data does not match the environment contract: json: unknown field "loadBalancerClass"
-adopting: refused: environment "gardener-regionone" (EnvironmentConfig gardener-regionone): data does not match the environment contract: json: unknown field "loadBalancerClass"
+adopting: nothing to adopt: nothing of the cluster exists yet, so it is created with the environment as it is
 `,
 			stderr: noteTeam1 + noteTeam2 + "error: refused: the function would refuse 2 clusters with the edited environment gardener-regionone: shop-x7k2p, team2/dev\n",
 			code:   ExitRefused,
@@ -378,33 +390,16 @@ status:
 	}
 	// The claim's preview is the composite's (shopAdopting), under the claim's name.
 	shopClaim := strings.Replace(shopAdopting, "XSCSCluster shop-x7k2p", "SCSCluster team1/shop", 1)
-	const platform = `XSCSCluster platform on gardener:
-  kept for good: data.gardener.floatingPoolName ext-net -> ext-net-2 (the OpenStack extension does not move a Shoot's floating IPs to another network)
-  kept until adopted, then in place: data.gardener.loadBalancerProvider amphora -> ovn
-now: nothing changes
-adopting: 1 native object changes
-  in place: data.gardener.loadBalancerProvider amphora -> ovn (every Service of type LoadBalancer gets a new load balancer, and with it a new address)
-
-Shoot platform-r4kj2m (gardener-shoot): update
---- Shoot platform-r4kj2m (now)
-+++ Shoot platform-r4kj2m (adopted)
-@@ -33,7 +33,7 @@
-     controlPlaneConfig:
-       apiVersion: openstack.provider.extensions.gardener.cloud/v1alpha1
-       kind: ControlPlaneConfig
--      loadBalancerProvider: amphora
-+      loadBalancerProvider: ovn
-     infrastructureConfig:
-       apiVersion: openstack.provider.extensions.gardener.cloud/v1alpha1
-       floatingPoolName: ext-net
-`
+	// The composite the platform made, whose Shoot does not exist yet, takes the edit now.
+	platform := strings.NewReplacer("SCSCluster team2/dev", "XSCSCluster platform", "dev-mnegsk", "platform-r4kj2m", "@@ -31,10 +31,10 @@", "@@ -33,10 +33,10 @@").Replace(devCreating)
 	for _, tc := range []struct {
 		flavour flavour
 		objects func(t *testing.T) ([]*unstructured.Unstructured, []*metav1.APIResourceList)
 		stdout  string
+		code    int
 	}{
-		{flavourLegacy, legacy, platform + "\n" + shopClaim},
-		{flavourNamespaced, namespaced, shopClaim},
+		{flavourLegacy, legacy, platform + "\n" + shopClaim, ExitError},
+		{flavourNamespaced, namespaced, shopClaim, ExitOK},
 	} {
 		t.Run(string(tc.flavour), func(t *testing.T) {
 			objs, kinds := tc.objects(t)
@@ -417,8 +412,8 @@ Shoot platform-r4kj2m (gardener-shoot): update
 			if d := cmp.Diff(tc.stdout, stdout); d != "" {
 				t.Errorf("stdout (-want +got):\n%s", d)
 			}
-			if stderr != "" || code != ExitOK {
-				t.Errorf("exit code %d, stderr %q; want %d and none", code, stderr, ExitOK)
+			if stderr != "" || code != tc.code {
+				t.Errorf("exit code %d, stderr %q; want %d and none", code, stderr, tc.code)
 			}
 			for _, a := range h.dyn.Actions() {
 				if v := a.GetVerb(); v != "get" && v != "list" {
