@@ -218,12 +218,6 @@ func PreviewEnvironment(reg *model.Registry, in model.Input, edited *unstructure
 		return Resolve(reg, e, withEdit)
 	}
 	now, nowErr := render(in.Cluster.Annotations)
-	adopt := maps.Clone(in.Cluster.Annotations)
-	if adopt == nil {
-		adopt = map[string]string{}
-	}
-	adopt[kaasv1alpha1.AnnotationAdoptEnvironment] = current.Status.Backend.Adopted + "+preview"
-	adopted, adoptErr := render(adopt)
 	if fetchErr != nil {
 		return nil, fetchErr
 	}
@@ -231,12 +225,19 @@ func PreviewEnvironment(reg *model.Registry, in model.Input, edited *unstructure
 		return nil, fmt.Errorf("the cluster's environment is not EnvironmentConfig %s", edited.GetName())
 	}
 	p := &EnvironmentPreview{Now: model.PreviewEdit(current, now, nowErr)}
-	if current.Created {
-		p.Adopting = model.PreviewEdit(current, adopted, adoptErr)
-	} else {
+	if !current.Created {
 		// Before it exists, a cluster has nothing to adopt: it takes the environment as it
 		// is, each setting listed once, in Settings.
 		p.Now.Settings = nil
+	} else {
+		adopt := map[string]string{}
+		maps.Copy(adopt, in.Cluster.Annotations)
+		adopt[kaasv1alpha1.AnnotationAdoptEnvironment] = current.Status.Backend.Adopted + "+preview"
+		adopted, adoptErr := render(adopt)
+		if fetchErr != nil {
+			return nil, fetchErr
+		}
+		p.Adopting = model.PreviewEdit(current, adopted, adoptErr)
 	}
 	before, errB := model.DecodeEnvironment(current.Environment.Name, original)
 	after, errA := model.DecodeEnvironment(current.Environment.Name, edited)
