@@ -47,6 +47,7 @@ const (
 	FieldAutoUpdateImage    Field = "maintenance.autoUpdate.machineImage"
 	FieldHibernation        Field = "hibernation.enabled, schedules"
 	FieldDeletionProtection Field = "deletionProtection"
+	FieldAddons             Field = "addons.enable, disable"
 )
 
 // Fields lists every portable field and rule in table order; backends declare each but
@@ -56,7 +57,7 @@ var Fields = []Field{
 	FieldHighAvailability, FieldPoolName, FieldPoolMachineType, FieldPoolCount, FieldPoolAutoscaling,
 	FieldPoolZones, FieldPoolLabels, FieldPoolTaints, FieldPoolRootDisk, FieldPoolRollout,
 	FieldNodeCIDR, FieldPodServiceCIDR, FieldCNI, FieldMaintenanceWindow, FieldAutoUpdatePatch,
-	FieldAutoUpdateImage, FieldHibernation, FieldDeletionProtection,
+	FieldAutoUpdateImage, FieldHibernation, FieldDeletionProtection, FieldAddons,
 }
 
 // StatusField names a part of the normalised status in the capability table.
@@ -114,6 +115,8 @@ var commonCapabilities = map[Field]Capability{
 	FieldUpgradeRules: {Refused, "otherwise, at the API server and against the running version; " +
 		"returning from a refused minor to the running one is allowed",
 		ChangeEffect{EffectRefused, "a downgrade, or more than one minor at a time, is refused against the running version"}},
+	FieldAddons: {Honoured, "the environment's catalog (`data.addons`), applied by Flux with the cluster's kubeconfig once it is Ready",
+		ChangeEffect{EffectInPlace, "an enabled add-on is installed; a disabled one is removed from the cluster (Flux prunes what it applied)"}},
 }
 
 // Capability returns what the backend does with a field, common ones included.

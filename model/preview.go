@@ -296,7 +296,7 @@ var specFields = []struct {
 	{"network.nodeCIDR", FieldNodeCIDR}, {"network.podCIDR", FieldPodServiceCIDR}, {"network.serviceCIDR", FieldPodServiceCIDR},
 	{"network.cni", FieldCNI}, {"maintenance.window", FieldMaintenanceWindow},
 	{"maintenance.autoUpdate.kubernetesPatch", FieldAutoUpdatePatch}, {"maintenance.autoUpdate.machineImage", FieldAutoUpdateImage},
-	{"hibernation", FieldHibernation}, {"deletionProtection", FieldDeletionProtection},
+	{"hibernation", FieldHibernation}, {"deletionProtection", FieldDeletionProtection}, {"addons", FieldAddons},
 }
 
 // diffRenderings compares two renderings by resource name.

@@ -29,6 +29,9 @@ type Input struct {
 	KubeconfigSecret string
 	// Now is the time of the call; zero: nothing is checked against the clock.
 	Now time.Time
+	// ConnectionSecret names a legacy composite's connection Secret (in
+	// Options.ConnectionSecretNamespace), which its add-ons reach the cluster with.
+	ConnectionSecret string
 	// ConnectionDetails are the legacy composite's connection details as Crossplane last
 	// published them: what its claim's Secret holds. Secret: never log them.
 	ConnectionDetails map[string][]byte
@@ -51,7 +54,7 @@ type Output struct {
 	Observation *Observation
 	Status      kaasv1alpha1.ClusterStatus
 	// Conditions are in the order callers set them: Rendered, Stalled, the observation's,
-	// SpecSupported.
+	// SpecSupported, AddonsReady.
 	Conditions []Condition
 	// Events are for the cluster's users, as events of the composite and claim.
 	Events []Event
@@ -120,12 +123,19 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 	// Keep what exists and what was delivered, where the rendering alone would lose it.
 	rendering, obs, events := r.keep(in, req, rendering, obs)
+	// Deliver the add-ons once the cluster is Ready with its kubeconfig; keep installed ones.
+	rendering, obs, delivered, more := withAddons(in, req, env, rendering, obs)
+	events = append(events, more...)
 	// Guard the rendering: nothing that exists is moved, replaced or dropped.
 	if err := guardRendering(backend, req, rendering.Resources, kept.settings); err != nil {
 		return nil, err
 	}
 	// Observe: the status, every condition and the events.
 	observe(out, in, req, env, kept, rendering, obs, events)
+	var addonsReady *Condition
+	if out.Status.Addons, addonsReady = addonStatus(delivered, in.Observed); addonsReady != nil {
+		out.Conditions = append(out.Conditions, *addonsReady)
+	}
 	return out, nil
 }
 

@@ -21,6 +21,7 @@ type fakeBackend struct {
 	observed     string // running Kubernetes version
 	kind         string // kind of the rendered object
 	apiVersion   string // of the rendered object; v1 when empty
+	ready        bool   // the cluster is Ready and its kubeconfig delivered
 }
 
 func (fakeBackend) Type() kaasv1alpha1.BackendType                   { return "fake" }
@@ -75,6 +76,10 @@ func (b fakeBackend) render(req *Request) (*Rendering, error) {
 
 func (b fakeBackend) observe(*Request) (*Observation, error) {
 	obs := &Observation{Status: kaasv1alpha1.ClusterStatus{Phase: kaasv1alpha1.PhaseProvisioning}}
+	if b.ready {
+		obs.Status.Phase, obs.Ready = kaasv1alpha1.PhaseReady, true
+		obs.ConnectionDetails = map[string][]byte{ConnectionKeyKubeconfig: []byte("apiVersion: v1\nkind: Config\n")}
+	}
 	if b.observed != "" {
 		obs.Status.Kubernetes = &kaasv1alpha1.KubernetesStatus{Version: b.observed}
 	}

@@ -56,6 +56,7 @@ var StandardRequirements = map[Field]Requirement{
 	FieldAutoUpdateImage:    {May, anyLevel, "node image updates"},
 	FieldHibernation:        {May, anyLevel, "saving cost where the backend can"},
 	FieldDeletionProtection: {Must, honourOrEmulate, "a protected cluster is not deleted, and stays updatable"},
+	FieldAddons:             {May, anyLevel, "the platform's add-ons on every cluster, the same on every backend"},
 }
 
 // Conformance levels: every MUST and SHOULD met, every MUST met, or not.

@@ -52,6 +52,7 @@ func Validate(spec *kaasv1alpha1.ClusterSpec, env *Environment, current *kaasv1a
 	errs = append(errs, validateNetwork(p.Child("network"), spec.Network)...)
 	errs = append(errs, validateMaintenance(p.Child("maintenance"), spec.Maintenance)...)
 	errs = append(errs, validateHibernation(p.Child("hibernation"), spec.Hibernation)...)
+	errs = append(errs, validateAddons(p.Child("addons"), spec.Addons, env, current)...)
 	return errs
 }
 

@@ -53,6 +53,7 @@ func Decode(req Snapshot, opts model.Options) (model.Input, error) {
 	case c.APIVersion == kaasv1alpha1.APIVersion && c.Kind == kaasv1alpha1.CompositeKind && c.Namespace == "":
 		if ns := ref("namespace"); ns != "" {
 			in.Options.ConnectionSecretNamespace = ns
+			in.ConnectionSecret = ref("name")
 		}
 		in.ConnectionDetails = req.ConnectionDetails
 		return in, nil

@@ -57,6 +57,15 @@ type Environment struct {
 	// +optional
 	Defaults Defaults `json:"defaults,omitempty"`
 
+	// Addons is the catalog of add-ons the platform installs on its clusters with Flux, once
+	// a cluster is Ready and its kubeconfig delivered (docs/addons.md). Teams opt into
+	// optional ones and out of default ones by name (spec.addons); enforced ones are always
+	// installed.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Addons []Addon `json:"addons,omitempty"`
+
 	// Gardener configures the gardener backend.
 	// +optional
 	Gardener *Gardener `json:"gardener,omitempty"`
@@ -318,3 +327,106 @@ type MagnumTemplate struct {
 	// +optional
 	NetworkDriver string `json:"networkDriver,omitempty"`
 }
+
+// Addon is one add-on of the catalog: plain manifests (or a kustomization) that Flux's
+// kustomize-controller applies to a cluster with the cluster's own kubeconfig.
+type Addon struct {
+	// Name identifies the add-on in spec.addons and in the names of its Flux objects: a DNS
+	// label of at most 30 characters.
+	Name string `json:"name"`
+
+	// Description says what the add-on is for; teams read it in kubectl scs describe.
+	// +optional
+	Description string `json:"description,omitempty"`
+
+	// Source is where the manifests are: exactly one of oci and git.
+	Source AddonSource `json:"source"`
+
+	// Namespace the add-on's namespaced objects go to when they name none (Flux's
+	// targetNamespace). Empty: as the manifests say.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
+	// Default installs the add-on unless a team opts out (spec.addons.disable).
+	// +optional
+	Default bool `json:"default,omitempty"`
+
+	// Enforced installs the add-on on every cluster; a team cannot opt out.
+	// +optional
+	Enforced bool `json:"enforced,omitempty"`
+
+	// DependsOn names add-ons of this catalog that must be Ready before this one is applied.
+	// +optional
+	DependsOn []string `json:"dependsOn,omitempty"`
+
+	// Substitute maps variables of the manifests (${name}) to values of the cluster:
+	// clusterName, namespace, environment, region, backend or kubernetesVersion.
+	// +optional
+	Substitute map[string]AddonValue `json:"substitute,omitempty"`
+}
+
+// AddonSource is where an add-on's manifests are.
+type AddonSource struct {
+	// OCI is an OCI artifact, as `flux push artifact` makes it.
+	// +optional
+	OCI *OCISource `json:"oci,omitempty"`
+
+	// Git is a Git repository.
+	// +optional
+	Git *GitSource `json:"git,omitempty"`
+
+	// Path is the directory in the artifact or repository to apply; empty: its root.
+	// +optional
+	Path string `json:"path,omitempty"`
+
+	// SecretRef names the pull credentials: a Secret the platform owns in the namespace the
+	// add-on's Flux objects live in (docs/addons.md). Never a tenant's.
+	// +optional
+	SecretRef string `json:"secretRef,omitempty"`
+}
+
+// OCISource is an OCI artifact by URL and tag or digest.
+type OCISource struct {
+	// URL is the artifact's repository, oci://host/path.
+	URL string `json:"url"`
+	// Tag of the artifact; ignored when Digest is set.
+	// +optional
+	Tag string `json:"tag,omitempty"`
+	// Digest of the artifact (sha256:...), which pins it.
+	// +optional
+	Digest string `json:"digest,omitempty"`
+	// CASecretRef names a Secret with the registry's CA under ca.crt, in the namespace the
+	// add-on's Flux objects live in.
+	// +optional
+	CASecretRef string `json:"caSecretRef,omitempty"`
+}
+
+// GitSource is a Git repository at a ref.
+type GitSource struct {
+	// URL of the repository (https:// or ssh://).
+	URL string `json:"url"`
+	// Branch, Tag or Commit: one of them (the commit wins, then the tag).
+	// +optional
+	Branch string `json:"branch,omitempty"`
+	// +optional
+	Tag string `json:"tag,omitempty"`
+	// +optional
+	Commit string `json:"commit,omitempty"`
+}
+
+// AddonValue is a value of the cluster that an add-on's manifests may use.
+type AddonValue string
+
+// The values an add-on's manifests may use.
+const (
+	AddonValueClusterName       AddonValue = "clusterName"
+	AddonValueNamespace         AddonValue = "namespace"
+	AddonValueEnvironment       AddonValue = "environment"
+	AddonValueRegion            AddonValue = "region"
+	AddonValueBackend           AddonValue = "backend"
+	AddonValueKubernetesVersion AddonValue = "kubernetesVersion"
+)
+
+// AddonValues are the values an add-on's manifests may use, in the order docs list them.
+var AddonValues = []AddonValue{AddonValueClusterName, AddonValueNamespace, AddonValueEnvironment,
+	AddonValueRegion, AddonValueBackend, AddonValueKubernetesVersion}

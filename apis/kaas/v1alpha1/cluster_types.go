@@ -90,6 +90,34 @@ type ClusterSpec struct {
 	//
 	// +optional
 	DeletionProtection *bool `json:"deletionProtection,omitempty"`
+
+	// Addons opts into optional add-ons of the environment's catalog and out of default ones,
+	// by name. Enforced add-ons are always installed. kubectl scs describe lists the catalog.
+	//
+	// +optional
+	Addons *AddonsSpec `json:"addons,omitempty"`
+}
+
+// AddonsSpec chooses among the add-ons the environment offers.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.enable) || !has(self.disable) || self.enable.all(n, !(n in self.disable))",message="spec.addons: an add-on cannot be in both enable and disable"
+type AddonsSpec struct {
+	// Enable names optional add-ons to install.
+	//
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=30
+	Enable []string `json:"enable,omitempty"`
+
+	// Disable names default add-ons not to install; removing one from a running cluster
+	// deletes its objects there (kubectl scs diff says so first).
+	//
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=30
+	Disable []string `json:"disable,omitempty"`
 }
 
 // Purpose says what a cluster is for.

@@ -49,6 +49,28 @@ const (
 	ConditionVersionSupported = "VersionSupported"
 )
 
+// ConditionAddonsReady is True when every add-on the cluster should have is applied and
+// healthy. When False, its reason is Flux's own and the message names the add-on. It does
+// not make the cluster un-Ready: the cluster works without its add-ons.
+const ConditionAddonsReady = "AddonsReady"
+
+// Reasons of the AddonsReady condition besides Flux's own.
+const (
+	// ReasonAddonsApplied: every add-on is applied and healthy.
+	ReasonAddonsApplied = "AddonsApplied"
+	// ReasonNoAddons: the cluster has no add-ons.
+	ReasonNoAddons = "NoAddons"
+	// ReasonAddonsWaiting: add-ons are installed once the cluster is Ready and its kubeconfig
+	// delivered.
+	ReasonAddonsWaiting = "WaitingForCluster"
+	// ReasonAddonsPending: Flux has not reported on an add-on yet.
+	ReasonAddonsPending = "Pending"
+	// ReasonNoKubeconfigSecret: there is no kubeconfig Secret Flux could use.
+	ReasonNoKubeconfigSecret = "NoKubeconfigSecret"
+	// ReasonAddonRetained (an event): an installed add-on left the catalog and stays.
+	ReasonAddonRetained = "AddonRetained"
+)
+
 // Reasons of the BackendSynced condition.
 const (
 	// ReasonSynced: every native object is applied as rendered (BackendSynced True).

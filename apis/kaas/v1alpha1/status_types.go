@@ -60,6 +60,34 @@ type ClusterStatus struct {
 	//
 	// +optional
 	Defaulted *DefaultedValues `json:"defaulted,omitempty"`
+
+	// Addons report each add-on installed on the cluster, as Flux reports it.
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Addons []AddonStatus `json:"addons,omitempty"`
+}
+
+// AddonStatus is one add-on as Flux's kustomize-controller reports it.
+type AddonStatus struct {
+	// Name of the add-on in the environment's catalog.
+	Name string `json:"name"`
+	// Revision of the source last applied, as Flux names it.
+	//
+	// +optional
+	Revision string `json:"revision,omitempty"`
+	// Ready is true once the add-on is applied and healthy.
+	Ready bool `json:"ready"`
+	// Message is Flux's own, with its reason.
+	//
+	// +optional
+	Message string `json:"message,omitempty"`
+	// Retained is true for an add-on the catalog no longer offers: it stays installed as it
+	// was, and nothing updates it.
+	//
+	// +optional
+	Retained bool `json:"retained,omitempty"`
 }
 
 // OfferedStatus is what an environment offers.
