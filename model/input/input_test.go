@@ -70,9 +70,9 @@ func TestDecode(t *testing.T) {
 	namespaced := readObject(t, examples+"/claims/gardener-minimal.yaml").Object
 
 	type want struct {
-		name, namespace, kubeconfigSecret, secretNamespace string
-		details                                            map[string][]byte
-		err                                                string
+		name, namespace, kubeconfigSecret, secretNamespace, connectionSecret string
+		details                                                              map[string][]byte
+		err                                                                  string
 	}
 	cases := map[string]struct {
 		xr   map[string]any
@@ -81,7 +81,7 @@ func TestDecode(t *testing.T) {
 		"LegacyComposite": {xr: legacy,
 			want: want{name: "shop-x7k2p", secretNamespace: "crossplane-system", details: details}},
 		"LegacyCompositeWithItsSecretsNamespace": {xr: withSecretNamespace,
-			want: want{name: "shop-x7k2p", secretNamespace: "platform", details: details}},
+			want: want{name: "shop-x7k2p", secretNamespace: "platform", connectionSecret: "x", details: details}},
 		// Crossplane v2 gives namespaced composites no connection details: the model
 		// composes their kubeconfig Secret.
 		"NamespacedComposite": {xr: namespaced,
@@ -103,7 +103,7 @@ func TestDecode(t *testing.T) {
 				got.err = err.Error()
 			} else {
 				got = want{name: in.Cluster.Name, namespace: in.Cluster.Namespace, kubeconfigSecret: in.KubeconfigSecret,
-					secretNamespace: in.Options.ConnectionSecretNamespace, details: in.ConnectionDetails}
+					secretNamespace: in.Options.ConnectionSecretNamespace, connectionSecret: in.ConnectionSecret, details: in.ConnectionDetails}
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("Decode: -want, +got:\n%s", diff)

@@ -39,8 +39,11 @@ var needed = map[string]map[string]grant{
 			"the function asks Crossplane for the claim's namespace, for environments that admit namespaces by label"},
 		"clusterstack.x-k8s.io/clusterstackreleases": {[]string{"get", "list", "watch"},
 			"the function reads the releases of a local management cluster to choose the ClusterClass"},
-		"cluster.x-k8s.io/clusters":  {composed, "Crossplane composes Cluster API Clusters in a local management cluster"},
-		"core.gardener.cloud/shoots": {composed, "Crossplane composes Shoots in a local garden cluster"},
+		"cluster.x-k8s.io/clusters":                  {composed, "Crossplane composes Cluster API Clusters in a local management cluster"},
+		"core.gardener.cloud/shoots":                 {composed, "Crossplane composes Shoots in a local garden cluster"},
+		"source.toolkit.fluxcd.io/ocirepositories":   {composed, "Crossplane composes each cluster's add-on sources (docs/addons.md)"},
+		"source.toolkit.fluxcd.io/gitrepositories":   {composed, "Crossplane composes each cluster's add-on sources (docs/addons.md)"},
+		"kustomize.toolkit.fluxcd.io/kustomizations": {composed, "Crossplane composes each cluster's add-on Kustomizations (docs/addons.md)"},
 	},
 	// A team, in its namespace.
 	"package/team-rbac.yaml": {

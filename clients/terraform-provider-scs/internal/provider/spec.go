@@ -129,6 +129,12 @@ var specFields = []field{
 		}},
 	{Name: "deletion_protection", JSON: "deletionProtection", Kind: kBool,
 		Description: "While true the API server refuses to delete the cluster (tofu destroy fails with its message). Defaults to true for purpose production."},
+	{Name: "addons", JSON: "addons", Kind: kObject,
+		Description: "Chooses among the add-ons the environment's catalog offers (docs/addons.md); enforced ones are always installed.",
+		Fields: []field{
+			{Name: "enable", JSON: "enable", Kind: kStringList, Description: "Optional add-ons to install."},
+			{Name: "disable", JSON: "disable", Kind: kStringList, Description: "Default add-ons not to install, or installed ones to remove."},
+		}},
 	{Name: "write_connection_secret_to_ref", JSON: "writeConnectionSecretToRef", Kind: kObject,
 		Description: "The Secret in the cluster's namespace that receives kubeconfig, endpoint and ca.crt. The kubeconfig attribute is read from it.",
 		Fields: []field{
