@@ -150,6 +150,25 @@ func TestRunFunction(t *testing.T) {
 			want: refused("InvalidSpec",
 				`XSCSCluster "shop-x7k2p" is invalid (2 problems): spec.kubernetes.version: Unsupported value: "1.30": supported values: "1.33", "1.34", "1.35"; spec.nodePools[1].autoscaling.min: Invalid value: 9: must not be greater than autoscaling.max (3)`),
 		},
+		// An add-on catalog the platform got wrong refuses the cluster, not only its add-ons:
+		// rendering without them would have Crossplane delete the installed ones.
+		"InvalidAddonCatalog": {
+			req: withPreviousStep(requestFor(t, xr, []map[string]any{edit(env, func(m map[string]any) {
+				m["data"].(map[string]any)["addons"] = []any{map[string]any{"name": "base", "source": map[string]any{}}}
+			})})),
+			want: refused("InvalidEnvironment",
+				`environment "gardener-regionone" (EnvironmentConfig gardener-regionone) is invalid (1 problem): data.addons[0].source: Required value: exactly one of oci and git`),
+		},
+		"EnforcedAddonDisabled": {
+			req: withPreviousStep(requestFor(t, edit(xr, func(m map[string]any) {
+				spec(m)["addons"] = map[string]any{"disable": []any{"base"}}
+			}), []map[string]any{edit(env, func(m map[string]any) {
+				m["data"].(map[string]any)["addons"] = []any{map[string]any{"name": "base", "enforced": true,
+					"source": map[string]any{"oci": map[string]any{"url": "oci://registry.example/base", "tag": "1"}}}}
+			})})),
+			want: refused("InvalidSpec",
+				`XSCSCluster "shop-x7k2p" is invalid (1 problem): spec.addons.disable[0]: Forbidden: add-on base is enforced by environment gardener-regionone (EnvironmentConfig gardener-regionone): every cluster there has it`),
+		},
 		"ObservedResourceOfAnotherBackend": {
 			req: withPreviousStep(requestFor(t, xr, envs, map[string]any{
 				"apiVersion": "containerinfra.openstack.crossplane.io/v1alpha1", "kind": "ClusterV1",

@@ -91,6 +91,7 @@ func (a *App) describe(ctx context.Context, c *Clients, obj *unstructured.Unstru
 	field("Deletion", deletionLine(obj))
 
 	describePools(w, obj)
+	describeAddons(w, obj)
 	describeConditions(w, obj)
 	describeWarnings(w, obj)
 	describeOffered(w, obj)
@@ -203,6 +204,31 @@ func describePools(w io.Writer, obj *unstructured.Unstructured) {
 			zones = joinAny(o["zones"])
 		}
 		tw.row(name, fmt.Sprint(m["machineType"]), size, zones, optional(o["replicas"]), optional(o["readyReplicas"]), optional(o["pending"]))
+	}
+	_ = tw.flush()
+}
+
+// describeAddons lists the add-ons as Flux reports them (status.addons), where the
+// environment has a catalog.
+func describeAddons(w io.Writer, obj *unstructured.Unstructured) {
+	c := model.ConditionOf(obj, kaasv1alpha1.ConditionAddonsReady)
+	if !c.Found {
+		return
+	}
+	list, _, _ := unstructured.NestedSlice(obj.Object, "status", "addons")
+	fmt.Fprintf(w, "Add-ons:        AddonsReady %s (%s)\n", c.Status, c.Reason)
+	if len(list) == 0 {
+		fmt.Fprintf(w, "  %s\n", c.Message)
+		return
+	}
+	tw := newTable(w, "  ", "NAME", "READY", "REVISION", "MESSAGE")
+	for _, a := range list {
+		m, _ := a.(map[string]any)
+		msg := optional(m["message"])
+		if m["retained"] == true {
+			msg = strings.TrimPrefix(msg+"; ", "; ") + "left the catalog: stays as it was until disabled"
+		}
+		tw.row(fmt.Sprint(m["name"]), fmt.Sprint(m["ready"] == true), optional(m["revision"]), msg)
 	}
 	_ = tw.flush()
 }

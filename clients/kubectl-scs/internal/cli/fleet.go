@@ -54,8 +54,9 @@ func (a *App) newFleetCommand(flags *genericclioptions.ConfigFlags) *cobra.Comma
 environment, backend, the version it runs, its phase, the minor its environment offers
 next ("none": no upgrade path is offered), when its kubeconfig expires, and what is due:
 its running minor no longer offered by its environment's catalog, deprecated, expired or
-expiring within --within days (data.catalog.kubernetesVersionLifecycle), or its
-kubeconfig expired or expiring within --within days.
+expiring within --within days (data.catalog.kubernetesVersionLifecycle), its
+kubeconfig expired or expiring within --within days, an add-on failing (with Flux's
+reason), or an add-on that left the environment's catalog and stays unmanaged.
 
 A cluster whose environment moved on (its EnvironmentUpToDate condition is False: the
 environment names other values than those the cluster keeps) says so in the ENVIRONMENT
@@ -158,6 +159,7 @@ func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
 		case !until.IsZero() && until.Before(horizon) && !strings.Contains(kubeconfig.Message, model.KubeconfigRenewedNote):
 			f.Due = append(f.Due, "kubeconfig expires "+f.KubeconfigUntil)
 		}
+		f.Due = append(f.Due, addonsDue(obj)...)
 		if drift := environmentDrift(obj); len(drift) > 0 {
 			adoptable := false
 			items := make([]string, 0, len(drift))
@@ -203,4 +205,22 @@ func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
 		return &dueError{n: due}
 	}
 	return nil
+}
+
+// addonsDue names the add-ons that fail (Flux's reason) and those the catalog dropped, which
+// stay installed and unmanaged until their team disables them.
+func addonsDue(obj *unstructured.Unstructured) []string {
+	var due []string
+	list, _, _ := unstructured.NestedSlice(obj.Object, "status", "addons")
+	reason := model.ConditionOf(obj, kaasv1alpha1.ConditionAddonsReady).Reason
+	for _, a := range list {
+		m, _ := a.(map[string]any)
+		switch name := fmt.Sprint(m["name"]); {
+		case m["retained"] == true:
+			due = append(due, "add-on "+name+" left the catalog")
+		case m["ready"] != true:
+			due = append(due, "add-on "+name+" failing ("+reason+")")
+		}
+	}
+	return due
 }
