@@ -34,6 +34,9 @@ endif
 ifndef SCS_KAAS_TOOL_GARDENER_APISERVER
 SCS_KAAS_TOOL_GARDENER_APISERVER := $(shell $(TOOLS_BUILD) --dir gardener-apiserver)
 endif
+ifndef SCS_KAAS_TOOL_FLUX
+SCS_KAAS_TOOL_FLUX := $(shell $(TOOLS_BUILD) --dir flux)
+endif
 ifndef SCS_KAAS_TOOL_GOLANGCI_LINT
 SCS_KAAS_TOOL_GOLANGCI_LINT := $(shell $(TOOLS_BUILD) --dir golangci-lint)
 endif
@@ -56,7 +59,7 @@ endif
 export SCS_KAAS_TOOL_KUBERNETES SCS_KAAS_TOOL_ETCD SCS_KAAS_TOOL_CROSSPLANE \
 	SCS_KAAS_TOOL_CROSSPLANE_CLI SCS_KAAS_TOOL_PROVIDER_KUBERNETES SCS_KAAS_TOOL_FUNCTION_GO_TEMPLATING \
 	SCS_KAAS_TOOL_CLUSTER_API SCS_KAAS_TOOL_CLUSTER_API_PROVIDER_OPENSTACK SCS_KAAS_TOOL_OPENTOFU \
-	SCS_KAAS_TOOL_GARDENER_APISERVER SCS_KAAS_TOOL_PROMTOOL SCS_KAAS_TOOL_COSIGN
+	SCS_KAAS_TOOL_GARDENER_APISERVER SCS_KAAS_TOOL_PROMTOOL SCS_KAAS_TOOL_COSIGN SCS_KAAS_TOOL_FLUX
 
 KUBECTL := $(SCS_KAAS_TOOL_KUBERNETES)/kubectl
 KUBE_APISERVER := $(SCS_KAAS_TOOL_KUBERNETES)/kube-apiserver
@@ -82,7 +85,7 @@ GOVULNCHECK_DIR := $(SCS_KAAS_TOOL_GOVULNCHECK)
 
 .PHONY: tools-all tools-list tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
 	tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-gardener-apiserver \
-	tools-promtool tools-govulncheck tools-cosign tools-cyclonedx-gomod tools-controlplane
+	tools-promtool tools-govulncheck tools-cosign tools-cyclonedx-gomod tools-flux tools-controlplane
 
 # Build every pinned tool (first run 30-50 min on 2 cores, then a no-op). Named
 # tools-all so that it does not clash with a top-level `tools` target.
@@ -94,9 +97,9 @@ tools-list: ## List the pinned tools.
 
 tools-kubernetes tools-etcd tools-crossplane tools-crossplane-cli tools-provider-kubernetes tools-function-go-templating \
 tools-cluster-api tools-cluster-api-provider-openstack tools-opentofu tools-golangci-lint tools-gardener-apiserver tools-promtool \
-tools-govulncheck tools-cosign tools-cyclonedx-gomod:
+tools-govulncheck tools-cosign tools-cyclonedx-gomod tools-flux:
 	@$(TOOLS_BUILD) $(patsubst tools-%,%,$@) >/dev/null
 
 tools-controlplane: ## What the local control plane needs (not the CLI).
 	@$(TOOLS_BUILD) kubernetes etcd crossplane provider-kubernetes function-go-templating \
-		cluster-api cluster-api-provider-openstack gardener-apiserver >/dev/null
+		cluster-api cluster-api-provider-openstack gardener-apiserver flux >/dev/null

@@ -1,0 +1,431 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
+)
+
+// The add-ons test's namespace, its clusters' label and the Flux kinds it reads.
+const (
+	addonsNamespace = "addons"
+	addonsLabel     = "kaas.scs.community/addons-e2e"
+)
+
+var (
+	kustomizationGVR = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}
+	ociRepositoryGVR = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "ocirepositories"}
+)
+
+// addonsCluster is one cluster of the test, on one backend.
+type addonsCluster struct {
+	backend, example, environment, claim string
+	spec                                 func() map[string]any
+}
+
+// TestAddons (issue 44): the real source-controller and kustomize-controller of Flux install
+// an environment's add-ons on a Ready cluster of every backend, with the kubeconfig each
+// backend delivers, into a workload API server that stands in for the clusters. The
+// add-ons are the project's examples (examples/addons), pushed as OCI artifacts to the
+// control plane's TLS registry. It runs in both flavours; the workload runs no kubelet, so
+// the test plays the Deployment controller and writes a Deployment's status as available.
+func TestAddons(t *testing.T) {
+	if env == nil {
+		t.Skip("set SCS_KAAS_E2E=1 to run the end-to-end tests (make e2e; needs the pinned tools)")
+	}
+	if flavour == flavourMigration {
+		t.Skip("the add-ons run on the legacy and namespaced flavours")
+	}
+	ctx := testContext(t)
+	start := time.Now()
+	if err := env.StartFlux(ctx); err != nil {
+		t.Fatalf("starting Flux: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = env.StopProcess("kustomize-controller")
+		_ = env.StopProcess("source-controller")
+	})
+	measure(t, "Flux's CRDs and controllers", start)
+
+	registry := env.Registry()
+	for _, a := range []string{"hello", "web"} {
+		if _, err := registry.PushManifests(ctx, filepath.Join(repoRoot, "examples", "addons", a), "addons/"+a, "1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	workload, err := backendsim.StartWorkload(ctx, env, "addons-workload", "az1", "az2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	workloadClient := workloadKube(t, workload)
+	playDeployments(t, workloadClient)
+
+	// The Flux objects live beside the kubeconfig Secret: the namespaced composite's own
+	// namespace, or a legacy composite's connection secret namespace.
+	fluxNamespace := addonsNamespace
+	if flavour == flavourLegacy {
+		fluxNamespace = "crossplane-system"
+	}
+	ca, err := os.ReadFile(registry.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{addonsNamespace, fluxNamespace} {
+		if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "registry-ca", Namespace: ns}, Data: map[string][]byte{"ca.crt": ca}}
+		if _, err := cp.Client.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+
+	clusters := []addonsCluster{
+		{backendsim.BackendGardener, "gardener-regionone.yaml", "gardener-addons", "addons-g", func() map[string]any { return smallSpec("1.34", 1, 3) }},
+		{backendsim.BackendClusterStack, "clusterstack-regionone.yaml", "clusterstack-addons", "addons-c", func() map[string]any {
+			s := clusterStackSpec("1.34", 1)
+			s["nodePools"] = s["nodePools"].([]any)[:1]
+			return s
+		}},
+		{backendsim.BackendMagnum, "magnum-regionone.yaml", "magnum-addons", "addons-m", func() map[string]any { return magnumSpec("1.34", "SCS-4V-8", false) }},
+	}
+	if clusterStackErr != nil {
+		clusters = slices.DeleteFunc(clusters, func(c addonsCluster) bool { return c.backend == backendsim.BackendClusterStack })
+		t.Logf("NOTE: the Cluster Stacks cluster is left out: %v", clusterStackErr)
+	}
+	oci := func(a string) map[string]any {
+		return map[string]any{"oci": map[string]any{"url": "oci://" + registry.Address + "/addons/" + a, "tag": "1", "caSecretRef": "registry-ca"}}
+	}
+	catalog := []any{
+		map[string]any{"name": "hello", "enforced": true, "source": oci("hello"),
+			"substitute": map[string]any{"cluster_name": "clusterName", "team": "namespace", "environment": "environment"}},
+		map[string]any{"name": "web", "default": true, "dependsOn": []any{"hello"}, "source": oci("web"),
+			"substitute": map[string]any{"cluster_name": "clusterName", "team": "namespace"}},
+		// An artifact that does not exist: Flux's reason reaches AddonsReady.
+		map[string]any{"name": "broken", "source": map[string]any{"oci": map[string]any{
+			"url": "oci://" + registry.Address + "/addons/missing", "tag": "1", "caSecretRef": "registry-ca"}}},
+	}
+	for _, c := range clusters {
+		addonsEnvironment(ctx, t, c, catalog)
+	}
+	sim := &backendsim.Simulator{
+		Crossplane: backendsim.Clients{Kube: cp.Client, Dynamic: cp.Dynamic},
+		Garden:     backendsim.Clients{Kube: garden.Client, Dynamic: garden.Dynamic},
+		Workloads: backendsim.Workloads{backendsim.BackendGardener: workload, backendsim.BackendClusterStack: workload,
+			backendsim.BackendMagnum: workload},
+		Selector: addonsLabel,
+		Logf:     logf,
+	}
+	simulate(t, sim)
+
+	claimOf := func(c addonsCluster, addons map[string]any) *unstructured.Unstructured {
+		spec := c.spec()
+		spec["environment"] = c.environment
+		spec["writeConnectionSecretToRef"] = map[string]any{"name": c.claim + "-kubeconfig"}
+		if addons != nil {
+			spec["addons"] = addons
+		}
+		claim := newClaimIn(addonsNamespace, c.claim, spec)
+		claim.SetLabels(map[string]string{addonsLabel: "true"})
+		return claim
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), faultDeadline)
+		defer cancel()
+		_ = claimsIn(addonsNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: addonsLabel})
+	})
+	start = time.Now()
+	for _, c := range clusters {
+		var addons map[string]any
+		if c.backend == backendsim.BackendMagnum {
+			addons = map[string]any{"enable": []any{"broken"}}
+		}
+		apply(ctx, t, claimOf(c, addons))
+	}
+
+	// Every cluster Ready; hello and web applied by Flux, the Deployment available.
+	for _, c := range clusters {
+		waitClaimIn(ctx, t, faultDeadline, addonsNamespace, c.claim, "Ready", hasCondition("Ready", "True", ""))
+		if c.backend == backendsim.BackendMagnum {
+			// The broken one fails with Flux's reason; the cluster stays Ready.
+			claim := waitClaimIn(ctx, t, faultDeadline, addonsNamespace, c.claim, "AddonsReady False with Flux's reason", func(u *unstructured.Unstructured) error {
+				for _, cond := range conditionsOf(u) {
+					if cond["type"] == "AddonsReady" && cond["status"] == "False" && cond["reason"] != "Pending" && cond["reason"] != "WaitingForCluster" &&
+						strings.Contains(fmt.Sprint(cond["message"]), "broken") {
+						return nil
+					}
+				}
+				return errors.New("not yet")
+			})
+			if err := hasCondition("Ready", "True", "")(claim); err != nil {
+				t.Errorf("a failing add-on made %s un-Ready: %v", c.claim, err)
+			}
+			waitAddonReady(ctx, t, c.claim, "hello")
+			waitAddonReady(ctx, t, c.claim, "web")
+		} else {
+			waitClaimIn(ctx, t, faultDeadline, addonsNamespace, c.claim, "AddonsReady", hasCondition("AddonsReady", "True", "AddonsApplied"))
+		}
+		cm, err := workloadClient.CoreV1().ConfigMaps("hello-"+addonsNamespace+"-"+c.claim).Get(ctx, "hello", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("hello of %s in the workload: %v", c.claim, err)
+		}
+		if want := map[string]string{"cluster": c.claim, "team": addonsNamespace, "environment": c.environment}; !mapsEqual(cm.Data, want) {
+			t.Errorf("hello of %s says %v, want %v", c.claim, cm.Data, want)
+		}
+		if _, err := workloadClient.AppsV1().Deployments("web-"+addonsNamespace+"-"+c.claim).Get(ctx, "web", metav1.GetOptions{}); err != nil {
+			t.Errorf("web of %s in the workload: %v", c.claim, err)
+		}
+	}
+	measure(t, fmt.Sprintf("%d clusters Ready with their add-ons applied by Flux", len(clusters)), start)
+
+	first, last := clusters[0], clusters[len(clusters)-1]
+
+	// Disabling an enforced add-on is refused, naming the field and the environment.
+	apply(ctx, t, claimOf(first, map[string]any{"disable": []any{"hello"}}))
+	waitClaimIn(ctx, t, faultDeadline, addonsNamespace, first.claim, "the refusal", func(u *unstructured.Unstructured) error {
+		for _, cond := range conditionsOf(u) {
+			if cond["type"] == "Rendered" && cond["status"] == "False" &&
+				strings.Contains(fmt.Sprint(cond["message"]), "spec.addons.disable[0]: Forbidden: add-on hello is enforced by environment "+first.environment) {
+				return nil
+			}
+		}
+		return errors.New("not refused yet")
+	})
+
+	// Disabling a default add-on removes it from the cluster: Flux prunes the Deployment.
+	apply(ctx, t, claimOf(first, map[string]any{"disable": []any{"web"}}))
+	waitFor(ctx, t, faultDeadline, "web pruned from "+first.claim, func(ctx context.Context) (bool, error) {
+		_, err := workloadClient.AppsV1().Deployments("web-"+addonsNamespace+"-"+first.claim).Get(ctx, "web", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, fmt.Errorf("still there (%v)", err)
+	})
+	waitClaimIn(ctx, t, faultDeadline, addonsNamespace, first.claim, "AddonsReady with hello only", allOf(
+		hasCondition("AddonsReady", "True", "AddonsApplied"), addonNames("hello")))
+
+	// An add-on the catalog drops stays installed, reported as retained.
+	catalogWithoutWeb := slices.DeleteFunc(slices.Clone(catalog), func(a any) bool { return a.(map[string]any)["name"] == "web" })
+	addonsEnvironment(ctx, t, last, catalogWithoutWeb)
+	waitClaimIn(ctx, t, faultDeadline, addonsNamespace, last.claim, "web retained", func(u *unstructured.Unstructured) error {
+		list, _, _ := unstructured.NestedSlice(u.Object, "status", "addons")
+		for _, a := range list {
+			if m, _ := a.(map[string]any); m["name"] == "web" && m["retained"] == true {
+				return nil
+			}
+		}
+		return fmt.Errorf("status.addons %v", list)
+	})
+	if _, err := workloadClient.AppsV1().Deployments("web-"+addonsNamespace+"-"+last.claim).Get(ctx, "web", metav1.GetOptions{}); err != nil {
+		t.Errorf("web of %s left the catalog and must stay installed: %v", last.claim, err)
+	}
+
+	// No credential outside Secrets: the claims and the Flux objects name the kubeconfig
+	// Secret, never its data.
+	var seen strings.Builder
+	for _, ri := range []interface {
+		List(context.Context, metav1.ListOptions) (*unstructured.UnstructuredList, error)
+	}{claimsIn(addonsNamespace), cp.Dynamic.Resource(kustomizationGVR).Namespace(fluxNamespace), cp.Dynamic.Resource(ociRepositoryGVR).Namespace(fluxNamespace)} {
+		list, err := ri.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := json.Marshal(list)
+		seen.Write(data)
+	}
+	assertNoKubeconfig(t, seen.String())
+
+	// Deleting the clusters deletes their Flux objects, none waiting on a cluster that is gone.
+	// Before: a source and a Kustomization per add-on a cluster has: hello on the first
+	// (web disabled), hello and web on the others, and broken and the retained web on the last.
+	want := 2 + 4*(len(clusters)-2) + 6
+	if n := len(fluxObjects(ctx, t, fluxNamespace)); n != want {
+		t.Errorf("%d Flux objects before the deletion, want %d: %v", n, want, fluxObjects(ctx, t, fluxNamespace))
+	}
+	start = time.Now()
+	if err := claimsIn(addonsNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: addonsLabel}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(ctx, t, faultDeadline, "no Flux object left", func(ctx context.Context) (bool, error) {
+		left := fluxObjects(ctx, t, fluxNamespace)
+		return len(left) == 0, fmt.Errorf("left: %v", left)
+	})
+	measure(t, "clusters and their Flux objects deleted", start)
+}
+
+// fluxObjects names the Kustomizations and OCIRepositories of a namespace.
+func fluxObjects(ctx context.Context, t *testing.T, namespace string) []string {
+	t.Helper()
+	var out []string
+	for _, gvr := range []schema.GroupVersionResource{kustomizationGVR, ociRepositoryGVR} {
+		list, err := cp.Dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range list.Items {
+			out = append(out, o.GetKind()+" "+o.GetName())
+		}
+	}
+	return out
+}
+
+// addonsEnvironment installs an example environment under another name, for the add-ons
+// namespace, with the catalog.
+func addonsEnvironment(ctx context.Context, t *testing.T, c addonsCluster, catalog []any) {
+	t.Helper()
+	objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "environments", c.example))
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("reading the example environment: %v", err)
+	}
+	cfg := objs[0]
+	cfg.SetName(c.environment)
+	cfg.SetLabels(map[string]string{"kaas.scs.community/environment": c.environment})
+	if err := unstructured.SetNestedField(cfg.Object, map[string]any{"namespaces": []any{addonsNamespace}}, "data", "access"); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedSlice(cfg.Object, catalog, "data", "addons"); err != nil {
+		t.Fatal(err)
+	}
+	// Server-side apply by one manager: data is schemaless, so its lists are replaced whole,
+	// and a catalog without an add-on loses it.
+	if err := cp.ApplyObjects(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cp.Dynamic.Resource(envGVR).Delete(context.Background(), c.environment, metav1.DeleteOptions{})
+	})
+}
+
+// waitAddonReady waits until status.addons reports the add-on ready.
+func waitAddonReady(ctx context.Context, t *testing.T, claim, addon string) {
+	t.Helper()
+	waitClaimIn(ctx, t, faultDeadline, addonsNamespace, claim, "add-on "+addon+" ready", func(u *unstructured.Unstructured) error {
+		list, _, _ := unstructured.NestedSlice(u.Object, "status", "addons")
+		for _, a := range list {
+			if m, _ := a.(map[string]any); m["name"] == addon && m["ready"] == true {
+				return nil
+			}
+		}
+		return fmt.Errorf("status.addons %v", list)
+	})
+}
+
+// addonNames checks that status.addons names exactly these add-ons.
+func addonNames(want ...string) func(*unstructured.Unstructured) error {
+	return func(u *unstructured.Unstructured) error {
+		list, _, _ := unstructured.NestedSlice(u.Object, "status", "addons")
+		var got []string
+		for _, a := range list {
+			m, _ := a.(map[string]any)
+			got = append(got, fmt.Sprint(m["name"]))
+		}
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("status.addons names %v, want %v", got, want)
+		}
+		return nil
+	}
+}
+
+func conditionsOf(u *unstructured.Unstructured) []map[string]any {
+	list, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	out := make([]map[string]any, 0, len(list))
+	for _, c := range list {
+		if m, ok := c.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// workloadKube is a client of the workload API server, as its admin.
+func workloadKube(t *testing.T, w *backendsim.Workload) kubernetes.Interface {
+	t.Helper()
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(w.AdminKubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// playDeployments writes what the Deployment controller and the kubelets would for every
+// Deployment of the workload: its replicas updated, ready and available. The workload runs
+// neither, and Flux's health check waits for exactly that status.
+func playDeployments(t *testing.T, kube kubernetes.Interface) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			list, err := kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{})
+			if err == nil {
+				for i := range list.Items {
+					available(ctx, kube, &list.Items[i])
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
+func available(ctx context.Context, kube kubernetes.Interface, d *appsv1.Deployment) {
+	replicas := int32(1)
+	if d.Spec.Replicas != nil {
+		replicas = *d.Spec.Replicas
+	}
+	if d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == replicas {
+		return
+	}
+	now := metav1.Now()
+	d.Status = appsv1.DeploymentStatus{
+		ObservedGeneration: d.Generation, Replicas: replicas, UpdatedReplicas: replicas, ReadyReplicas: replicas, AvailableReplicas: replicas,
+		Conditions: []appsv1.DeploymentCondition{
+			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable", LastUpdateTime: now, LastTransitionTime: now},
+			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable", LastUpdateTime: now, LastTransitionTime: now},
+		},
+	}
+	_, _ = kube.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+}
