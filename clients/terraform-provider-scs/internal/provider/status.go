@@ -37,6 +37,10 @@ var conditionAttrTypes = map[string]attr.Type{
 	"type": types.StringType, "status": types.StringType, "reason": types.StringType, "message": types.StringType,
 }
 
+var addonAttrTypes = map[string]attr.Type{
+	"name": types.StringType, "ready": types.BoolType, "revision": types.StringType, "message": types.StringType, "retained": types.BoolType,
+}
+
 // statusAttrTypes are the attributes of the computed status attribute.
 var statusAttrTypes = map[string]attr.Type{
 	"phase":               types.StringType,
@@ -49,6 +53,7 @@ var statusAttrTypes = map[string]attr.Type{
 	"backend_region":      types.StringType,
 	"next_minor":          types.StringType,
 	"conditions":          types.ListType{ElemType: types.ObjectType{AttrTypes: conditionAttrTypes}},
+	"addons":              types.ListType{ElemType: types.ObjectType{AttrTypes: addonAttrTypes}},
 }
 
 // statusDescriptions document statusAttrTypes.
@@ -62,7 +67,8 @@ var statusDescriptions = map[string]string{
 	"backend_environment": "The environment the cluster was created in.",
 	"backend_region":      "The cloud region of the cluster.",
 	"next_minor":          "The Kubernetes minor the cluster may be upgraded to next, when its environment offers one.",
-	"conditions":          "The conditions of the SCSCluster: Ready, Synced, Rendered, BackendReady, KubeconfigReady and others.",
+	"conditions":          "The conditions of the SCSCluster: Ready, Synced, Rendered, BackendReady, KubeconfigReady, AddonsReady and others.",
+	"addons":              "The add-ons on the cluster as Flux reports them: name, ready, revision (the source revision applied), message (Flux's, with its reason), retained (the catalog dropped it; it stays until disabled).",
 }
 
 // statusValue is the status attribute of an object.
@@ -86,6 +92,21 @@ func statusValue(obj *unstructured.Unstructured) types.Object {
 	if conds == nil {
 		condList, _ = types.ListValue(types.ObjectType{AttrTypes: conditionAttrTypes}, []attr.Value{})
 	}
+	addons := []attr.Value{}
+	list, _, _ := unstructured.NestedSlice(obj.Object, "status", "addons")
+	for _, a := range list {
+		m, ok := a.(map[string]any)
+		if !ok {
+			continue
+		}
+		str := func(k string) types.String { s, _ := m[k].(string); return types.StringValue(s) }
+		o, _ := types.ObjectValue(addonAttrTypes, map[string]attr.Value{
+			"name": str("name"), "ready": types.BoolValue(m["ready"] == true), "revision": str("revision"),
+			"message": str("message"), "retained": types.BoolValue(m["retained"] == true),
+		})
+		addons = append(addons, o)
+	}
+	addonList, _ := types.ListValue(types.ObjectType{AttrTypes: addonAttrTypes}, addons)
 	v, _ := types.ObjectValue(statusAttrTypes, map[string]attr.Value{
 		"phase":               s("phase"),
 		"ready":               types.BoolValue(model.ConditionOf(obj, conditionReady).Status == "True"),
@@ -97,6 +118,7 @@ func statusValue(obj *unstructured.Unstructured) types.Object {
 		"backend_region":      s("backend", "region"),
 		"next_minor":          s("offered", "nextMinor"),
 		"conditions":          condList,
+		"addons":              addonList,
 	})
 	return v
 }

@@ -150,6 +150,10 @@ func TestStatusValue(t *testing.T) {
 		"kubernetes":   map[string]any{"version": "1.34.2"},
 		"backend":      map[string]any{"type": "gardener", "name": "dev-abc123", "environment": "gardener-regionone", "region": "RegionOne"},
 		"offered":      map[string]any{"nextMinor": "1.35"},
+		"addons": []any{
+			map[string]any{"name": "hello", "ready": true, "revision": "1@sha256:2a"},
+			map[string]any{"name": "web", "ready": false, "message": "False (HealthCheckFailed): timeout", "retained": true},
+		},
 	}, cond{"Ready", "True", "Available", "", 1})
 	got := statusValue(obj)
 	condList := types.ListValueMust(types.ObjectType{AttrTypes: conditionAttrTypes}, []attr.Value{
@@ -161,6 +165,12 @@ func TestStatusValue(t *testing.T) {
 		"api_server_url": str("https://api.dev.team1.example"), "backend_type": str("gardener"),
 		"backend_name": str("dev-abc123"), "backend_environment": str("gardener-regionone"),
 		"backend_region": str("RegionOne"), "next_minor": str("1.35"), "conditions": condList,
+		"addons": types.ListValueMust(types.ObjectType{AttrTypes: addonAttrTypes}, []attr.Value{
+			types.ObjectValueMust(addonAttrTypes, map[string]attr.Value{"name": str("hello"), "ready": types.BoolValue(true),
+				"revision": str("1@sha256:2a"), "message": str(""), "retained": types.BoolValue(false)}),
+			types.ObjectValueMust(addonAttrTypes, map[string]attr.Value{"name": str("web"), "ready": types.BoolValue(false),
+				"revision": str(""), "message": str("False (HealthCheckFailed): timeout"), "retained": types.BoolValue(true)}),
+		}),
 	})
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
