@@ -90,6 +90,13 @@ func deliverAddons(in Input, req *Request, env *Environment, obs *Observation) (
 		if disabled && deletionPolicyOf(k) == fluxDeletionDelete {
 			continue // retired: Flux prunes what it applied as Crossplane deletes it
 		}
+		if addon := catalogAddon(env.Addons, name); disabled && addon != nil {
+			// As rendered, but for the policy: the preview shows exactly that change.
+			k := addonKustomization(addon, prefix, namespace, a.secret, addonValues(req, env), req)
+			_ = unstructured.SetNestedField(k.Object.Object, fluxDeletionDelete, "spec", "deletionPolicy")
+			out = append(out, addonSource(addon, prefix, namespace, req), k)
+			continue
+		}
 		kept := LastApplied(k)
 		if disabled {
 			_ = unstructured.SetNestedField(kept.Object, fluxDeletionDelete, "spec", "deletionPolicy")

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -141,10 +142,10 @@ func TestAddons(t *testing.T) {
 				"addon-kustomization-base":       kustomization("base", "Orphan", "True", "ReconciliationSucceeded"),
 				"addon-kustomization-monitoring": kustomization("monitoring", "Orphan", "True", "ReconciliationSucceeded"),
 			},
-			want: map[string]*unstructured.Unstructured{"addon-source-base": nil, "addon-kustomization-base": nil,
+			want: map[string]*unstructured.Unstructured{"addon-source-base": nil, "addon-kustomization-base": nil, "addon-source-monitoring": nil,
 				"addon-kustomization-monitoring": {Object: map[string]any{"apiVersion": FluxKustomizeAPIVersion, "kind": "Kustomization",
-					"metadata": map[string]any{"name": "demo-dfqog7-monitoring", "namespace": "team-a"},
-					"spec":     map[string]any{"deletionPolicy": "Delete", "prune": true}}}}},
+					"metadata": map[string]any{"name": "demo-dfqog7-monitoring", "namespace": "team-a", "labels": labels},
+					"spec":     withDeletionPolicy(monitoringKustomization, "Delete")}}}},
 		"ADisabledOneGoesOnceFluxPrunes": {ready: true, catalog: addonCatalog(), secret: "demo-kubeconfig",
 			addons: &kaasv1alpha1.AddonsSpec{Disable: []string{"monitoring"}},
 			observed: map[string]ObservedResource{
@@ -225,6 +226,13 @@ func TestAddons(t *testing.T) {
 	}
 }
 
+// withDeletionPolicy is a copy of a Kustomization's spec with another deletion policy.
+func withDeletionPolicy(spec map[string]any, policy string) map[string]any {
+	out := maps.Clone(spec)
+	out["deletionPolicy"] = policy
+	return out
+}
+
 func TestValidateAddons(t *testing.T) {
 	env := &Environment{Name: "regionone", ConfigName: "cfg"}
 	env.Addons = []envv1alpha1.Addon{{Name: "base", Enforced: true}, {Name: "monitoring", Default: true}, {Name: "extra"}}
@@ -300,5 +308,52 @@ func TestValidateAddonCatalog(t *testing.T) {
 				t.Errorf("-want, +got:\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestPreviewAddonsEdit: kubectl scs diff's preview of a Ready cluster says what an edit of
+// spec.addons does before it is applied: disabling an installed add-on turns its
+// Kustomization to Delete (Flux prunes it), enabling one creates its Flux objects.
+func TestPreviewAddonsEdit(t *testing.T) {
+	observed := map[string]ObservedResource{
+		"addon-kustomization-base":       kustomization("base", "Orphan", "True", "ReconciliationSucceeded"),
+		"addon-kustomization-monitoring": kustomization("monitoring", "Orphan", "True", "ReconciliationSucceeded"),
+	}
+	render := func(addons *kaasv1alpha1.AddonsSpec) *Output {
+		out, err := NewRegistry(fakeBackend{ready: true}).Reconcile(Input{Cluster: namespacedCluster(addons),
+			Required: addonEnvironments(addonCatalog()), Observed: observed, KubeconfigSecret: "demo-kubeconfig"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	current := render(nil)
+	p := PreviewEdit(current, render(&kaasv1alpha1.AddonsSpec{Enable: []string{"extra"}, Disable: []string{"monitoring"}}), nil)
+	type change struct{ Resource, Action, Fields string }
+	var got []change
+	for _, o := range p.Objects {
+		var fields []string
+		for _, f := range o.Fields {
+			fields = append(fields, f.Path)
+		}
+		got = append(got, change{o.Resource, string(o.Action), strings.Join(fields, ",")})
+	}
+	want := []change{
+		{"addon-source-extra", "create", ""}, {"addon-kustomization-extra", "create", ""},
+		{"addon-kustomization-monitoring", "update", "spec.deletionPolicy"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("objects: -want, +got:\n%s", diff)
+	}
+	var edits []string
+	for _, e := range p.Edits {
+		edits = append(edits, string(e.Field)+": "+e.Summary())
+	}
+	wantEdits := []string{
+		`addons.enable, disable: in place: spec.addons.disable (unset) -> ["monitoring"]`,
+		`addons.enable, disable: in place: spec.addons.enable (unset) -> ["extra"]`,
+	}
+	if diff := cmp.Diff(wantEdits, edits); diff != "" {
+		t.Errorf("edits: -want, +got:\n%s", diff)
 	}
 }
