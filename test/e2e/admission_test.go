@@ -30,6 +30,15 @@ func TestInvalidClaimsRejectedAtAdmission(t *testing.T) {
 		want []string
 	}{
 		{
+			name: "an add-on both enabled and disabled",
+			spec: func() map[string]any {
+				s := smallSpec("1.34", 1, 3)
+				s["addons"] = map[string]any{"enable": []any{"web"}, "disable": []any{"web"}}
+				return s
+			}(),
+			want: []string{"spec.addons", "an add-on cannot be in both enable and disable"},
+		},
+		{
 			name: "pod CIDR not a CIDR",
 			spec: withNetwork(map[string]any{"podCIDR": "100.64.0.0/33"}),
 			want: []string{"spec.network.podCIDR", "must be a CIDR"},
