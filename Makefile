@@ -114,12 +114,13 @@ test: ## Every test (CI runs this): lint, vulnerabilities, unit, XRD, schemas, u
 # provider's) or promtool run rather than skip.
 checks: lint tools-controlplane tools-promtool test-modules cli-cgo fuzz test-render ## make test's computing lane: lint, vulnerabilities, every module's tests, kubectl-scs built with cgo, fuzzing, render.
 
-# OpenTofu, 4-6 min cold, is first needed by TestTerraform, late in the legacy pass: the live
-# lane builds it beside the e2e instead of before it, and the tests wait for that build
-# (SCS_KAAS_E2E_BUILD_TOOLS=1: build.sh's lock) rather than skip. Niced by 5: the control
-# planes under test come first, the checks lane (nice 10) after it.
+# OpenTofu, 4-6 min cold, is first needed by TestTerraform, and Flux, 6-10 min cold, by
+# TestAddons (workload_addons_test.go: the last test of the legacy pass), both late in the
+# legacy pass: the live lane builds them beside the e2e instead of before it, and the tests
+# wait for that build (SCS_KAAS_E2E_BUILD_TOOLS=1: build.sh's lock) rather than skip. Niced
+# by 5: the control planes under test come first, the checks lane (nice 10) after it.
 live: tools-controlplane python-deps package ## make test's live lane: the end-to-end passes and the playground, on local control planes.
-	@nice -n 5 hack/tools/build.sh opentofu >/dev/null & tofu=$$!; \
+	@nice -n 5 hack/tools/build.sh opentofu flux >/dev/null & tofu=$$!; \
 	rc=0; SCS_KAAS_E2E_BUILD_TOOLS=1 $(MAKE) --no-print-directory e2e E2E_TOOLS=tools-controlplane || rc=$$?; \
 	wait $$tofu || rc=1; \
 	[ $$rc = 0 ] || exit $$rc; \
@@ -242,7 +243,7 @@ simulate: playground-bin ## Play CLAIM's backend in the playground: the status G
 # composites (and the clients again, on that flavour), and the migration from the first to
 # the second (docs/migration.md).
 E2E_GO_TEST = SCS_KAAS_E2E=1 go test -count=1 -p=1 -timeout=$(E2E_TIMEOUT) -v
-E2E_TOOLS ?= tools-controlplane tools-opentofu
+E2E_TOOLS ?= tools-controlplane tools-opentofu tools-flux
 e2e: $(E2E_TOOLS) tools-cosign python-deps package ## End-to-end tests on live local control planes: legacy, namespaced (v2) and migration.
 	cd test/e2e && $(E2E_GO_TEST) -skip '^Test(Namespaced|Migration)' . ./controlplane/
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^Test(Namespaced|CLI|Terraform|Addons)' .

@@ -102,4 +102,4 @@ tools-govulncheck tools-cosign tools-cyclonedx-gomod tools-flux:
 
 tools-controlplane: ## What the local control plane needs (not the CLI).
 	@$(TOOLS_BUILD) kubernetes etcd crossplane provider-kubernetes function-go-templating \
-		cluster-api cluster-api-provider-openstack gardener-apiserver flux >/dev/null
+		cluster-api cluster-api-provider-openstack gardener-apiserver >/dev/null

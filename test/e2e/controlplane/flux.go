@@ -30,8 +30,17 @@ const FluxNamespace = "flux-system"
 // platform runs them beside Crossplane for the add-ons (docs/addons.md). The
 // source-controller serves the artifacts it fetched to the kustomize-controller on a
 // loopback port.
+//
+// make live builds Flux beside the e2e (SCS_KAAS_E2E_BUILD_TOOLS=1), as it does OpenTofu: then
+// build.sh returns once that build is done (its lock), however long the test's own deadline.
 func (e *Env) StartFlux(ctx context.Context) error {
-	dir, err := toolDir(ctx, e.opts.RepoRoot, "flux", "SCS_KAAS_TOOL_FLUX", e.logf)
+	variable := "SCS_KAAS_TOOL_FLUX"
+	if os.Getenv("SCS_KAAS_E2E_BUILD_TOOLS") == "1" {
+		variable = "" // ask build.sh, which waits for the build in progress
+	}
+	build, cancel := context.WithTimeout(context.WithoutCancel(ctx), 45*time.Minute)
+	defer cancel()
+	dir, err := toolDir(build, e.opts.RepoRoot, "flux", variable, e.logf)
 	if err != nil {
 		return err
 	}

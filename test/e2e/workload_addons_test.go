@@ -56,11 +56,12 @@ func TestAddons(t *testing.T) {
 	if flavour == flavourMigration {
 		t.Skip("the add-ons run on the legacy and namespaced flavours")
 	}
-	ctx := testContext(t)
+	// Before the test's deadline starts: make live may still be building Flux beside the e2e.
 	start := time.Now()
-	if err := env.StartFlux(ctx); err != nil {
+	if err := env.StartFlux(t.Context()); err != nil {
 		t.Fatalf("starting Flux: %v", err)
 	}
+	ctx := testContext(t)
 	t.Cleanup(func() {
 		_ = env.StopProcess("kustomize-controller")
 		_ = env.StopProcess("source-controller")
