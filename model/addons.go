@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"regexp"
@@ -76,9 +77,9 @@ func deliverAddons(in Input, req *Request, env *Environment, obs *Observation) (
 	prefix := NativeName(req.Identity, addonClusterPart)
 	var out []Resource
 	var events []Event
+	values := addonValues(req, env)
 	for _, name := range a.wanted {
 		addon := catalogAddon(env.Addons, name)
-		values := addonValues(req, env)
 		out = append(out, addonSource(addon, prefix, namespace, req), addonKustomization(addon, prefix, namespace, a.secret, values, req))
 	}
 	for _, name := range installed {
@@ -92,7 +93,7 @@ func deliverAddons(in Input, req *Request, env *Environment, obs *Observation) (
 		}
 		if addon := catalogAddon(env.Addons, name); disabled && addon != nil {
 			// As rendered, but for the policy: the preview shows exactly that change.
-			k := addonKustomization(addon, prefix, namespace, a.secret, addonValues(req, env), req)
+			k := addonKustomization(addon, prefix, namespace, a.secret, values, req)
 			_ = unstructured.SetNestedField(k.Object.Object, fluxDeletionDelete, "spec", "deletionPolicy")
 			out = append(out, addonSource(addon, prefix, namespace, req), k)
 			continue
@@ -326,7 +327,7 @@ func addonStatus(a addons, observed map[string]ObservedResource) ([]kaasv1alpha1
 			s.Message = ready.String()
 			failing = append(failing, name+": "+s.Message)
 			if reason == "" {
-				reason = cmpOr(ready.Reason, kaasv1alpha1.ReasonAddonsPending)
+				reason = cmp.Or(ready.Reason, kaasv1alpha1.ReasonAddonsPending)
 			}
 		}
 		out = append(out, s)
@@ -335,13 +336,6 @@ func addonStatus(a addons, observed map[string]ObservedResource) ([]kaasv1alpha1
 		return out, cond(ConditionFalse, reason, "add-ons not ready: "+strings.Join(failing, "; "))
 	}
 	return out, cond(ConditionTrue, kaasv1alpha1.ReasonAddonsApplied, "every add-on is applied and healthy")
-}
-
-func cmpOr(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
 }
 
 // substituteName is a variable name Flux's postBuild substitutes.

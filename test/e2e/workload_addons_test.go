@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -190,7 +191,7 @@ func TestAddons(t *testing.T) {
 		if err != nil {
 			t.Fatalf("hello of %s in the workload: %v", c.claim, err)
 		}
-		if want := map[string]string{"cluster": c.claim, "team": addonsNamespace, "environment": c.environment}; !mapsEqual(cm.Data, want) {
+		if want := map[string]string{"cluster": c.claim, "team": addonsNamespace, "environment": c.environment}; !maps.Equal(cm.Data, want) {
 			t.Errorf("hello of %s says %v, want %v", c.claim, cm.Data, want)
 		}
 		if _, err := workloadClient.AppsV1().Deployments("web-"+addonsNamespace+"-"+c.claim).Get(ctx, "web", metav1.GetOptions{}); err != nil {
@@ -356,18 +357,6 @@ func conditionsOf(u *unstructured.Unstructured) []map[string]any {
 		}
 	}
 	return out
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // workloadKube is a client of the workload API server, as its admin.
