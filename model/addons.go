@@ -118,8 +118,16 @@ func deliverAddons(in Input, req *Request, env *Environment, obs *Observation) (
 // whatever Flux says, since a failing add-on does not make the cluster un-Ready.
 func withAddons(in Input, req *Request, env *Environment, rendering *Rendering, obs *Observation) (*Rendering, *Observation, addons, []Event) {
 	resources, a, events := deliverAddons(in, req, env, obs)
+	rendering, obs = withReadyResources(rendering, obs, resources)
+	return rendering, obs, a, events
+}
+
+// withReadyResources adds resources that are ready for Crossplane once composed: what the
+// cluster delivers to others (add-ons, registrations) is not the cluster's health. The
+// rendering and observation passed in are not changed.
+func withReadyResources(rendering *Rendering, obs *Observation, resources []Resource) (*Rendering, *Observation) {
 	if len(resources) == 0 {
-		return rendering, obs, a, events
+		return rendering, obs
 	}
 	r, o := *rendering, *obs
 	r.Resources = append(slices.Clip(rendering.Resources), resources...)
@@ -130,7 +138,7 @@ func withAddons(in Input, req *Request, env *Environment, rendering *Rendering, 
 	for _, res := range resources {
 		o.ResourceReady[res.Name] = true
 	}
-	return &r, &o, a, events
+	return &r, &o
 }
 
 // WantedAddons are the add-ons a cluster gets, in catalog order: the enforced ones, the

@@ -224,6 +224,7 @@ func ValidateEnvironment(env *Environment, backends *Registry) field.ErrorList {
 		errs = append(errs, field.NotSupported(data.Child("backend"), env.Backend, backends.Types()))
 	}
 	errs = append(errs, validateAddonCatalog(data.Child("addons"), env.Addons)...)
+	errs = append(errs, validateArgoCDRegistration(data, env)...)
 	if a := env.Access; a != nil {
 		for i, ns := range a.Namespaces {
 			for _, msg := range validation.IsDNS1123Label(ns) {

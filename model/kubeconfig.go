@@ -29,7 +29,12 @@ type kubeconfig struct {
 		Name string `json:"name"`
 		User struct {
 			ClientCertificateData string `json:"client-certificate-data"`
+			ClientKeyData         string `json:"client-key-data"`
 			Token                 string `json:"token"`
+			// Exec and AuthProvider sign in with a program or plugin: nothing another
+			// process can be handed (registration refuses them).
+			Exec         any `json:"exec"`
+			AuthProvider any `json:"auth-provider"`
 		} `json:"user"`
 	} `json:"users"`
 	Clusters []struct {
@@ -37,6 +42,7 @@ type kubeconfig struct {
 		Cluster struct {
 			Server                   string `json:"server"`
 			CertificateAuthorityData string `json:"certificate-authority-data"`
+			InsecureSkipTLSVerify    bool   `json:"insecure-skip-tls-verify"`
 		} `json:"cluster"`
 	} `json:"clusters"`
 }

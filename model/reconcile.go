@@ -126,6 +126,9 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	// Deliver the add-ons once the cluster is Ready with its kubeconfig; keep installed ones.
 	rendering, obs, delivered, more := withAddons(in, req, env, rendering, obs)
 	events = append(events, more...)
+	// Register the cluster in Argo CD once it is Ready with its kubeconfig; keep it registered.
+	rendering, obs, more = withRegistration(in, req, env, rendering, obs)
+	events = append(events, more...)
 	// Guard the rendering: nothing that exists is moved, replaced or dropped.
 	if err := guardRendering(backend, req, rendering.Resources, kept.settings); err != nil {
 		return nil, err

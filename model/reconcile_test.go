@@ -1,6 +1,7 @@
 package model
 
 import (
+	stdcmp "cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,6 +23,7 @@ type fakeBackend struct {
 	kind         string // kind of the rendered object
 	apiVersion   string // of the rendered object; v1 when empty
 	ready        bool   // the cluster is Ready and its kubeconfig delivered
+	kubeconfig   string // the delivered kubeconfig; a minimal one when empty
 }
 
 func (fakeBackend) Type() kaasv1alpha1.BackendType                   { return "fake" }
@@ -78,7 +80,7 @@ func (b fakeBackend) observe(*Request) (*Observation, error) {
 	obs := &Observation{Status: kaasv1alpha1.ClusterStatus{Phase: kaasv1alpha1.PhaseProvisioning}}
 	if b.ready {
 		obs.Status.Phase, obs.Ready = kaasv1alpha1.PhaseReady, true
-		obs.ConnectionDetails = map[string][]byte{ConnectionKeyKubeconfig: []byte("apiVersion: v1\nkind: Config\n")}
+		obs.ConnectionDetails = map[string][]byte{ConnectionKeyKubeconfig: []byte(stdcmp.Or(b.kubeconfig, "apiVersion: v1\nkind: Config\n"))}
 	}
 	if b.observed != "" {
 		obs.Status.Kubernetes = &kaasv1alpha1.KubernetesStatus{Version: b.observed}

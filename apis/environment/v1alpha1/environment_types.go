@@ -66,6 +66,12 @@ type Environment struct {
 	// +listMapKey=name
 	Addons []Addon `json:"addons,omitempty"`
 
+	// ArgoCD registers every Ready cluster of this environment in Argo CD: a cluster Secret
+	// built from the delivered kubeconfig, labelled for ApplicationSets' cluster generator
+	// (docs/addons.md#argo-cd). Without it nothing is registered.
+	// +optional
+	ArgoCD *ArgoCDRegistration `json:"argoCD,omitempty"`
+
 	// Gardener configures the gardener backend.
 	// +optional
 	Gardener *Gardener `json:"gardener,omitempty"`
@@ -430,3 +436,12 @@ const (
 // AddonValues are the values an add-on's manifests may use, in the order docs list them.
 var AddonValues = []AddonValue{AddonValueClusterName, AddonValueNamespace, AddonValueEnvironment,
 	AddonValueRegion, AddonValueBackend, AddonValueKubernetesVersion}
+
+// ArgoCDRegistration says where Argo CD reads its cluster Secrets, in Crossplane's own
+// cluster.
+type ArgoCDRegistration struct {
+	// Namespace is the namespace Argo CD runs in: the cluster Secrets of legacy composites
+	// (claims) go there. A namespaced composite composes in its own namespace only, so its
+	// cluster Secret goes there, for an Argo CD that serves the team from its namespace.
+	Namespace string `json:"namespace"`
+}

@@ -69,6 +69,9 @@ const (
 	ReasonNoKubeconfigSecret = "NoKubeconfigSecret"
 	// ReasonAddonRetained (an event): an installed add-on left the catalog and stays.
 	ReasonAddonRetained = "AddonRetained"
+	// ReasonRegistrationImpossible (an event): the delivered kubeconfig signs in with a
+	// program or a file, which Argo CD cannot be handed, so the cluster is not registered.
+	ReasonRegistrationImpossible = "RegistrationImpossible"
 )
 
 // Reasons of the BackendSynced condition.
