@@ -80,7 +80,8 @@ func deliverAddons(in Input, req *Request, env *Environment, obs *Observation) (
 	values := addonValues(req, env)
 	for _, name := range a.wanted {
 		addon := catalogAddon(env.Addons, name)
-		out = append(out, addonSource(addon, prefix, namespace, req), addonKustomization(addon, prefix, namespace, a.secret, values, req))
+		out = append(out, addonSource(addon, prefix, namespace, req)...)
+		out = append(out, addonKustomization(addon, prefix, namespace, a.secret, values, req))
 	}
 	for _, name := range installed {
 		if slices.Contains(a.wanted, name) {
@@ -95,7 +96,8 @@ func deliverAddons(in Input, req *Request, env *Environment, obs *Observation) (
 			// As rendered, but for the policy: the preview shows exactly that change.
 			k := addonKustomization(addon, prefix, namespace, a.secret, values, req)
 			_ = unstructured.SetNestedField(k.Object.Object, fluxDeletionDelete, "spec", "deletionPolicy")
-			out = append(out, addonSource(addon, prefix, namespace, req), k)
+			out = append(out, addonSource(addon, prefix, namespace, req)...)
+			out = append(out, k)
 			continue
 		}
 		kept := LastApplied(k)
@@ -226,8 +228,12 @@ func addonMetadata(name, namespace string, req *Request) map[string]any {
 	return map[string]any{"name": name, "namespace": namespace, "labels": stringMap(req.Labels())}
 }
 
-// addonSource is the Flux source of an add-on's manifests for one cluster.
-func addonSource(addon *envv1alpha1.Addon, prefix, namespace string, req *Request) Resource {
+// addonSource is the Flux source of an add-on's manifests for one cluster; none where the
+// platform's own source serves every cluster.
+func addonSource(addon *envv1alpha1.Addon, prefix, namespace string, req *Request) []Resource {
+	if addon.Source.SourceRef != nil {
+		return nil
+	}
 	spec := map[string]any{"interval": "10m"}
 	kind := "GitRepository"
 	if oci := addon.Source.OCI; oci != nil {
@@ -253,25 +259,31 @@ func addonSource(addon *envv1alpha1.Addon, prefix, namespace string, req *Reques
 	if addon.Source.SecretRef != "" {
 		spec["secretRef"] = map[string]any{"name": addon.Source.SecretRef}
 	}
-	return Resource{Name: AddonSourceResource(addon.Name), Disposable: true, Object: &unstructured.Unstructured{Object: map[string]any{
+	return []Resource{{Name: AddonSourceResource(addon.Name), Disposable: true, Object: &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": FluxSourceAPIVersion, "kind": kind,
 		"metadata": addonMetadata(prefix+"-"+addon.Name, namespace, req),
 		"spec":     spec,
-	}}}
+	}}}}
 }
 
 // addonKustomization applies an add-on to the cluster with its kubeconfig, waiting for what
 // it applies to be healthy, after the add-ons it depends on.
 func addonKustomization(addon *envv1alpha1.Addon, prefix, namespace, secret string, values map[envv1alpha1.AddonValue]string, req *Request) Resource {
-	sourceKind := "GitRepository"
-	if addon.Source.OCI != nil {
-		sourceKind = "OCIRepository"
+	sourceRef := map[string]any{"kind": "GitRepository", "name": prefix + "-" + addon.Name}
+	switch shared := addon.Source.SourceRef; {
+	case shared != nil:
+		sourceRef = map[string]any{"kind": shared.Kind, "name": shared.Name}
+		if shared.Namespace != "" {
+			sourceRef["namespace"] = shared.Namespace
+		}
+	case addon.Source.OCI != nil:
+		sourceRef["kind"] = "OCIRepository"
 	}
 	spec := map[string]any{
 		"interval":       "10m",
 		"retryInterval":  "1m",
 		"timeout":        "5m",
-		"sourceRef":      map[string]any{"kind": sourceKind, "name": prefix + "-" + addon.Name},
+		"sourceRef":      sourceRef,
 		"path":           "./" + strings.TrimPrefix(addon.Source.Path, "./"),
 		"prune":          true,
 		"wait":           true,
@@ -366,9 +378,11 @@ func validateAddonCatalog(p *field.Path, catalog []envv1alpha1.Addon) field.Erro
 		}
 		seen[addon.Name] = true
 		src := ap.Child("source")
-		switch oci, git := addon.Source.OCI, addon.Source.Git; {
-		case (oci == nil) == (git == nil):
-			errs = append(errs, field.Required(src, "exactly one of oci and git"))
+		switch oci, git, shared := addon.Source.OCI, addon.Source.Git, addon.Source.SourceRef; {
+		case countSet(oci != nil, git != nil, shared != nil) != 1:
+			errs = append(errs, field.Required(src, "exactly one of oci, git and sourceRef"))
+		case shared != nil:
+			errs = append(errs, validateSharedSource(src, addon.Source)...)
 		case oci != nil && !strings.HasPrefix(oci.URL, "oci://"):
 			errs = append(errs, field.Invalid(src.Child("oci", "url"), oci.URL, "must start with oci://"))
 		case oci != nil && oci.Tag == "" && oci.Digest == "":
@@ -391,6 +405,40 @@ func validateAddonCatalog(p *field.Path, catalog []envv1alpha1.Addon) field.Erro
 		}
 	}
 	return errs
+}
+
+// FluxSourceKinds are the kinds of Flux source a catalog's sourceRef may name.
+var FluxSourceKinds = []string{"OCIRepository", "GitRepository", "Bucket"}
+
+// validateSharedSource checks a reference to a Flux source the platform runs.
+func validateSharedSource(src *field.Path, source envv1alpha1.AddonSource) field.ErrorList {
+	var errs field.ErrorList
+	ref, p := source.SourceRef, src.Child("sourceRef")
+	if !slices.Contains(FluxSourceKinds, ref.Kind) {
+		errs = append(errs, field.NotSupported(p.Child("kind"), ref.Kind, FluxSourceKinds))
+	}
+	for _, msg := range validation.IsDNS1123Subdomain(ref.Name) {
+		errs = append(errs, field.Invalid(p.Child("name"), ref.Name, msg))
+	}
+	if ref.Namespace != "" {
+		for _, msg := range validation.IsDNS1123Label(ref.Namespace) {
+			errs = append(errs, field.Invalid(p.Child("namespace"), ref.Namespace, msg))
+		}
+	}
+	if source.SecretRef != "" {
+		errs = append(errs, field.Forbidden(src.Child("secretRef"), "a platform's source carries its own credentials; set them there"))
+	}
+	return errs
+}
+
+func countSet(set ...bool) int {
+	n := 0
+	for _, b := range set {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // validateAddons checks a team's choice of add-ons against its environment's catalog: known

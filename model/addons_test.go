@@ -113,6 +113,18 @@ func TestAddons(t *testing.T) {
 			wantStatus: []kaasv1alpha1.AddonStatus{{Name: "base", Message: "not reported"}, {Name: "monitoring", Message: "not reported"}},
 			wantCond: &Condition{Type: kaasv1alpha1.ConditionAddonsReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonAddonsPending,
 				Message: "add-ons not ready: base: not reported; monitoring: not reported"}},
+		"ASharedSourceServesEveryCluster": {ready: true, secret: "demo-kubeconfig",
+			catalog: []any{map[string]any{"name": "base", "enforced": true, "source": map[string]any{
+				"sourceRef": map[string]any{"kind": "OCIRepository", "name": "base", "namespace": "flux-system"}, "path": "base"}}},
+			want: map[string]*unstructured.Unstructured{"addon-kustomization-base": {Object: map[string]any{
+				"apiVersion": FluxKustomizeAPIVersion, "kind": "Kustomization",
+				"metadata": map[string]any{"name": "demo-dfqog7-base", "namespace": "team-a", "labels": labels},
+				"spec": map[string]any{
+					"interval": "10m", "retryInterval": "1m", "timeout": "5m",
+					"sourceRef": map[string]any{"kind": "OCIRepository", "name": "base", "namespace": "flux-system"},
+					"path":      "./base", "prune": true, "wait": true, "deletionPolicy": "Orphan",
+					"kubeConfig": map[string]any{"secretRef": map[string]any{"name": "demo-kubeconfig", "key": "kubeconfig"}},
+				}}}}},
 		"OptedInAndOut": {ready: true, catalog: addonCatalog(), secret: "demo-kubeconfig",
 			addons: &kaasv1alpha1.AddonsSpec{Enable: []string{"extra"}, Disable: []string{"monitoring"}},
 			want:   map[string]*unstructured.Unstructured{"addon-source-base": nil, "addon-kustomization-base": nil, "addon-source-extra": nil, "addon-kustomization-extra": nil}},
@@ -281,21 +293,29 @@ func TestValidateAddonCatalog(t *testing.T) {
 		"Valid": {catalog: []envv1alpha1.Addon{
 			{Name: "a", Source: oci, Substitute: map[string]envv1alpha1.AddonValue{"cluster_name": "clusterName"}},
 			{Name: "b", Source: envv1alpha1.AddonSource{Git: &envv1alpha1.GitSource{URL: "https://g/r.git", Branch: "main"}}, DependsOn: []string{"a"}},
+			{Name: "c", Source: envv1alpha1.AddonSource{SourceRef: &envv1alpha1.FluxSourceRef{Kind: "OCIRepository", Name: "c", Namespace: "flux-system"}, Path: "c"}},
 		}},
 		"Invalid": {catalog: []envv1alpha1.Addon{
 			{Name: "A_", Source: oci},
 			{Name: "b", Source: envv1alpha1.AddonSource{}, DependsOn: []string{"b", "c"}},
 			{Name: "b", Source: envv1alpha1.AddonSource{OCI: &envv1alpha1.OCISource{URL: "https://r/a"}}},
 			{Name: "d", Source: oci, Substitute: map[string]envv1alpha1.AddonValue{"1x": "clusterName", "y": "password"}},
+			{Name: "e", Source: envv1alpha1.AddonSource{SourceRef: &envv1alpha1.FluxSourceRef{Kind: "HelmRepository", Name: "E", Namespace: "flux_system"}, SecretRef: "pull"}},
+			{Name: "f", Source: envv1alpha1.AddonSource{OCI: oci.OCI, SourceRef: &envv1alpha1.FluxSourceRef{Kind: "OCIRepository", Name: "f"}}},
 		}, want: []string{
 			`data.addons[0].name: Invalid value: "A_": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
-			"data.addons[1].source: Required value: exactly one of oci and git",
+			"data.addons[1].source: Required value: exactly one of oci, git and sourceRef",
 			`data.addons[1].dependsOn[0]: Invalid value: "b": must name another add-on of the catalog`,
 			`data.addons[1].dependsOn[1]: Invalid value: "c": must name another add-on of the catalog`,
 			`data.addons[2].name: Duplicate value: "b"`,
 			`data.addons[2].source.oci.url: Invalid value: "https://r/a": must start with oci://`,
 			`data.addons[3].substitute[1x]: Invalid value: "1x": must be a variable name such as cluster_name`,
 			`data.addons[3].substitute[y]: Unsupported value: "password": supported values: "clusterName", "namespace", "environment", "region", "backend", "kubernetesVersion"`,
+			`data.addons[4].source.sourceRef.kind: Unsupported value: "HelmRepository": supported values: "OCIRepository", "GitRepository", "Bucket"`,
+			`data.addons[4].source.sourceRef.name: Invalid value: "E": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+			`data.addons[4].source.sourceRef.namespace: Invalid value: "flux_system": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+			"data.addons[4].source.secretRef: Forbidden: a platform's source carries its own credentials; set them there",
+			"data.addons[5].source: Required value: exactly one of oci, git and sourceRef",
 		}},
 	}
 	for name, tc := range cases {

@@ -148,7 +148,8 @@ func keepUnobserved(resources []Resource, observed map[string]ObservedResource, 
 // keepUnknown keeps, as last applied and with a warning, the observed resources under a
 // name no backend renders that can hold a cluster or its credentials, which Crossplane would
 // delete; other kinds are garbage-collected. A backend's are checkNothingDropped's; the
-// kubeconfig Secret goes when the composite no longer names one (docs/reliability.md).
+// kubeconfig Secret goes when the composite no longer names one (docs/reliability.md); the
+// Argo CD registration is registerArgoCD's, which keeps it.
 func (r *Registry) keepUnknown(resources []Resource, observed map[string]ObservedResource) ([]Resource, []Event) {
 	rendered := make(map[string]bool, len(resources))
 	for _, res := range resources {
@@ -157,7 +158,7 @@ func (r *Registry) keepUnknown(resources []Resource, observed map[string]Observe
 	var names []string
 	for name, o := range observed {
 		switch {
-		case rendered[name], name == ResourceKubeconfigSecret, o.Object == nil, r.backendOf(name) != "", !HoldsCluster(o.Object):
+		case rendered[name], name == ResourceKubeconfigSecret, name == ResourceArgoCDCluster, o.Object == nil, r.backendOf(name) != "", !HoldsCluster(o.Object):
 		default:
 			names = append(names, name)
 		}

@@ -144,6 +144,9 @@ func TestRegisterArgoCD(t *testing.T) {
 			var got *unstructured.Unstructured
 			for _, r := range out.Rendering.Resources {
 				if r.Name == ResourceArgoCDCluster {
+					if got != nil {
+						t.Errorf("%s is rendered twice", r.Name)
+					}
 					got = r.Object
 					if !out.Observation.ResourceReady[r.Name] {
 						t.Errorf("%s is not ready for Crossplane: Argo CD's view would make the cluster un-Ready", r.Name)
@@ -155,6 +158,9 @@ func TestRegisterArgoCD(t *testing.T) {
 			}
 			var warned []string
 			for _, e := range out.Events {
+				if e.Type == EventWarning && e.Reason != kaasv1alpha1.ReasonRegistrationImpossible {
+					t.Errorf("unexpected warning %s: %s", e.Reason, e.Message)
+				}
 				if e.Reason == kaasv1alpha1.ReasonRegistrationImpossible {
 					warned = append(warned, e.Message)
 					if strings.Contains(e.Message, "SECRET") {

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
@@ -92,7 +93,13 @@ func TestAddons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ns := range []string{addonsNamespace, fluxNamespace} {
+	// Argo CD's cluster Secrets: a claim's in the environment's namespace, a namespaced
+	// composite's in its own.
+	registrationNamespace := addonsNamespace
+	if flavour == flavourLegacy {
+		registrationNamespace = argoCDNamespace
+	}
+	for _, ns := range []string{addonsNamespace, fluxNamespace, registrationNamespace} {
 		if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}
@@ -121,7 +128,9 @@ func TestAddons(t *testing.T) {
 	catalog := []any{
 		map[string]any{"name": "hello", "enforced": true, "source": oci("hello"),
 			"substitute": map[string]any{"cluster_name": "clusterName", "team": "namespace", "environment": "environment"}},
-		map[string]any{"name": "web", "default": true, "dependsOn": []any{"hello"}, "source": oci("web"),
+		// web comes from the platform's own source, which serves every cluster.
+		map[string]any{"name": "web", "default": true, "dependsOn": []any{"hello"},
+			"source":     map[string]any{"sourceRef": map[string]any{"kind": "OCIRepository", "name": sharedWebSource}},
 			"substitute": map[string]any{"cluster_name": "clusterName", "team": "namespace"}},
 		// An artifact that does not exist: Flux's reason reaches AddonsReady.
 		map[string]any{"name": "broken", "source": map[string]any{"oci": map[string]any{
@@ -130,6 +139,18 @@ func TestAddons(t *testing.T) {
 	for _, c := range clusters {
 		addonsEnvironment(ctx, t, c, catalog)
 	}
+	shared := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "OCIRepository",
+		"metadata": map[string]any{"name": sharedWebSource, "namespace": fluxNamespace},
+		"spec": map[string]any{"interval": "10m", "url": "oci://" + registry.Address + "/addons/web", "ref": map[string]any{"tag": "1"},
+			"certSecretRef": map[string]any{"name": "registry-ca"}},
+	}}
+	if err := cp.ApplyObjects(ctx, shared); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cp.Dynamic.Resource(ociRepositoryGVR).Namespace(fluxNamespace).Delete(context.Background(), sharedWebSource, metav1.DeleteOptions{})
+	})
 	sim := &backendsim.Simulator{
 		Crossplane: backendsim.Clients{Kube: cp.Client, Dynamic: cp.Dynamic},
 		Garden:     backendsim.Clients{Kube: garden.Client, Dynamic: garden.Dynamic},
@@ -200,6 +221,12 @@ func TestAddons(t *testing.T) {
 	}
 	measure(t, fmt.Sprintf("%d clusters Ready with their add-ons applied by Flux", len(clusters)), start)
 
+	// Every cluster registered for Argo CD: the documented keys and labels, and a config
+	// that reaches the cluster's API server.
+	for _, c := range clusters {
+		checkArgoCDRegistration(ctx, t, c, registrationNamespace)
+	}
+
 	first, last := clusters[0], clusters[len(clusters)-1]
 
 	// Disabling an enforced add-on is refused, naming the field and the environment.
@@ -225,6 +252,13 @@ func TestAddons(t *testing.T) {
 	})
 	waitClaimIn(ctx, t, faultDeadline, addonsNamespace, first.claim, "AddonsReady with hello only", allOf(
 		hasCondition("AddonsReady", "True", "AddonsApplied"), addonNames("hello")))
+	// Its Kustomization goes once Flux has finalised it (pruned what it applied).
+	waitFor(ctx, t, faultDeadline, "web's Kustomization of "+first.claim+" gone", func(ctx context.Context) (bool, error) {
+		left := fluxObjects(ctx, t, fluxNamespace)
+		return !slices.ContainsFunc(left, func(o string) bool {
+			return strings.HasPrefix(o, "Kustomization "+first.claim+"-") && strings.HasSuffix(o, "-web")
+		}), fmt.Errorf("left: %v", left)
+	})
 
 	// An add-on the catalog drops stays installed, reported as retained.
 	catalogWithoutWeb := slices.DeleteFunc(slices.Clone(catalog), func(a any) bool { return a.(map[string]any)["name"] == "web" })
@@ -247,7 +281,8 @@ func TestAddons(t *testing.T) {
 	var seen strings.Builder
 	for _, ri := range []interface {
 		List(context.Context, metav1.ListOptions) (*unstructured.UnstructuredList, error)
-	}{claimsIn(addonsNamespace), cp.Dynamic.Resource(kustomizationGVR).Namespace(fluxNamespace), cp.Dynamic.Resource(ociRepositoryGVR).Namespace(fluxNamespace)} {
+	}{claimsIn(addonsNamespace), cp.Dynamic.Resource(kustomizationGVR).Namespace(fluxNamespace), cp.Dynamic.Resource(ociRepositoryGVR).Namespace(fluxNamespace),
+		cp.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "events"}).Namespace(addonsNamespace)} {
 		list, err := ri.List(ctx, metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -258,9 +293,10 @@ func TestAddons(t *testing.T) {
 	assertNoKubeconfig(t, seen.String())
 
 	// Deleting the clusters deletes their Flux objects, none waiting on a cluster that is gone.
-	// Before: a source and a Kustomization per add-on a cluster has: hello on the first
-	// (web disabled), hello and web on the others, and broken and the retained web on the last.
-	want := 2 + 4*(len(clusters)-2) + 6
+	// Before: a Kustomization per add-on a cluster has, and a source per add-on but web, whose
+	// source is the platform's: hello on the first (web disabled), hello and web on the
+	// others, and broken and the retained web on the last.
+	want := 2 + 3*(len(clusters)-2) + 5
 	if n := len(fluxObjects(ctx, t, fluxNamespace)); n != want {
 		t.Errorf("%d Flux objects before the deletion, want %d: %v", n, want, fluxObjects(ctx, t, fluxNamespace))
 	}
@@ -272,15 +308,25 @@ func TestAddons(t *testing.T) {
 		left := fluxObjects(ctx, t, fluxNamespace)
 		return len(left) == 0, fmt.Errorf("left: %v", left)
 	})
+	waitFor(ctx, t, faultDeadline, "no Argo CD registration left", func(ctx context.Context) (bool, error) {
+		left, err := cp.Client.CoreV1().Secrets(registrationNamespace).List(ctx, metav1.ListOptions{LabelSelector: "argocd.argoproj.io/secret-type=cluster"})
+		if err != nil {
+			return false, err
+		}
+		return len(left.Items) == 0, fmt.Errorf("%d left", len(left.Items))
+	})
 	measure(t, "clusters and their Flux objects deleted", start)
 }
 
-// fluxObjects names the Kustomizations and OCIRepositories of a namespace.
+// sharedWebSource is the platform's OCIRepository of the web add-on.
+const sharedWebSource = "web-shared"
+
+// fluxObjects names the clusters' Kustomizations and OCIRepositories of a namespace.
 func fluxObjects(ctx context.Context, t *testing.T, namespace string) []string {
 	t.Helper()
 	var out []string
 	for _, gvr := range []schema.GroupVersionResource{kustomizationGVR, ociRepositoryGVR} {
-		list, err := cp.Dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
+		list, err := cp.Dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: "kaas.scs.community/cluster"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,6 +352,9 @@ func addonsEnvironment(ctx context.Context, t *testing.T, c addonsCluster, catal
 		t.Fatal(err)
 	}
 	if err := unstructured.SetNestedSlice(cfg.Object, catalog, "data", "addons"); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(cfg.Object, map[string]any{"namespace": argoCDNamespace}, "data", "argoCD"); err != nil {
 		t.Fatal(err)
 	}
 	// Server-side apply by one manager: data is schemaless, so its lists are replaced whole,
@@ -418,4 +467,67 @@ func available(ctx context.Context, kube kubernetes.Interface, d *appsv1.Deploym
 		},
 	}
 	_, _ = kube.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+}
+
+// argoCDNamespace is the namespace the add-ons' environments register clusters in.
+const argoCDNamespace = "argocd"
+
+// checkArgoCDRegistration checks a cluster's Argo CD cluster Secret as docs/addons.md
+// documents it, and signs in to the cluster's API server with its config, as Argo CD would.
+func checkArgoCDRegistration(ctx context.Context, t *testing.T, c addonsCluster, namespace string) {
+	t.Helper()
+	var secret *corev1.Secret
+	waitFor(ctx, t, faultDeadline, "the Argo CD registration of "+c.claim, func(ctx context.Context) (bool, error) {
+		list, err := cp.Client.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{
+			LabelSelector: "argocd.argoproj.io/secret-type=cluster,kaas.scs.community/environment=" + c.environment})
+		if err != nil || len(list.Items) != 1 {
+			return false, fmt.Errorf("%d cluster Secrets (%v)", len(list.Items), err)
+		}
+		secret = &list.Items[0]
+		return true, nil
+	})
+	wantLabels := map[string]string{
+		"kaas.scs.community/environment": c.environment, "kaas.scs.community/backend": string(c.backend),
+		"kaas.scs.community/region": "RegionOne", "kaas.scs.community/namespace": addonsNamespace,
+		"kaas.scs.community/kubernetes-minor": "1.34",
+	}
+	for k, v := range wantLabels {
+		if got := secret.Labels[k]; got != v {
+			t.Errorf("registration of %s: label %s=%q, want %q", c.claim, k, got, v)
+		}
+	}
+	if keys := slices.Sorted(maps.Keys(secret.Data)); !slices.Equal(keys, []string{"config", "name", "server"}) {
+		t.Errorf("registration of %s has keys %v, want config, name, server", c.claim, keys)
+	}
+	kubeconfig, err := cp.Client.CoreV1().Secrets(addonsNamespace).Get(ctx, c.claim+"-kubeconfig", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	delivered, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig.Data["kubeconfig"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(secret.Data["server"]); got != delivered.Host {
+		t.Errorf("registration of %s names server %s, the delivered kubeconfig %s", c.claim, got, delivered.Host)
+	}
+	var config struct {
+		BearerToken     string `json:"bearerToken"`
+		TLSClientConfig struct {
+			Insecure                 bool
+			CAData, CertData, KeyData []byte
+		} `json:"tlsClientConfig"`
+	}
+	if err := json.Unmarshal(secret.Data["config"], &config); err != nil {
+		t.Fatalf("registration of %s: config is not Argo CD's JSON", c.claim)
+	}
+	rc := &rest.Config{Host: string(secret.Data["server"]), BearerToken: config.BearerToken, TLSClientConfig: rest.TLSClientConfig{
+		Insecure: config.TLSClientConfig.Insecure, CAData: config.TLSClientConfig.CAData,
+		CertData: config.TLSClientConfig.CertData, KeyData: config.TLSClientConfig.KeyData}}
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{}); err != nil {
+		t.Errorf("Argo CD could not reach %s with its registration: %v", c.claim, err)
+	}
 }

@@ -373,13 +373,20 @@ type Addon struct {
 
 // AddonSource is where an add-on's manifests are.
 type AddonSource struct {
-	// OCI is an OCI artifact, as `flux push artifact` makes it.
+	// OCI is an OCI artifact, as `flux push artifact` makes it: each cluster gets its own
+	// Flux source for it.
 	// +optional
 	OCI *OCISource `json:"oci,omitempty"`
 
-	// Git is a Git repository.
+	// Git is a Git repository: each cluster gets its own Flux source for it.
 	// +optional
 	Git *GitSource `json:"git,omitempty"`
+
+	// SourceRef names a Flux source the platform runs, which serves every cluster: one
+	// source per add-on (and namespace) instead of one per cluster. Its credentials are its
+	// own; secretRef does not apply.
+	// +optional
+	SourceRef *FluxSourceRef `json:"sourceRef,omitempty"`
 
 	// Path is the directory in the artifact or repository to apply; empty: its root.
 	// +optional
@@ -405,6 +412,19 @@ type OCISource struct {
 	// add-on's Flux objects live in.
 	// +optional
 	CASecretRef string `json:"caSecretRef,omitempty"`
+}
+
+// FluxSourceRef names a Flux source the platform runs.
+type FluxSourceRef struct {
+	// Kind of the source: OCIRepository, GitRepository or Bucket.
+	Kind string `json:"kind"`
+	// Name of the source.
+	Name string `json:"name"`
+	// Namespace of the source; empty: the namespace of the add-on's Kustomizations (a
+	// namespaced SCSCluster's own namespace, so one source per add-on and team). Another
+	// namespace needs kustomize-controller to allow cross-namespace references.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // GitSource is a Git repository at a ref.
