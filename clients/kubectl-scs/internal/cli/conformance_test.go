@@ -102,8 +102,8 @@ func TestConformanceCommand(t *testing.T) {
 			stderr: "error: environment elsewhere does not conform: 1 checks failed, 0 clusters left"},
 		{name: "conforms", answers: "v1.34.2", args: []string{"--environment", "gardener-regionone"}, code: ExitOK,
 			stdout: []string{
-				"- PASS (6 passed, 2 skipped)",
-				"PASSED  create-ready-1.34", "PASSED  kubeconfig-version-1.34", "SKIPPED node-zones-1.34",
+				"- PASS (6 passed, 3 skipped)",
+				"PASSED  create-ready-1.34", "PASSED  kubeconfig-version-1.34", "SKIPPED node-zones-1.34", "SKIPPED addons-1.34",
 				"PASSED  scale-pool", "SKIPPED upgrade-minor", "PASSED  refused-change", "PASSED  delete-cleanup",
 			}},
 		{name: "answers with another minor", answers: "v1.35.0", args: []string{"--environment", "gardener-regionone"}, code: ExitError,

@@ -52,7 +52,7 @@ func TestDiscoverByProbing(t *testing.T) {
 	k := p.kit("1.34")
 	k.Options.MachineType = "SCS-2V-4"
 	out := runKit(context.Background(), t, k)
-	want := "create-ready-1.34=passed environment-offers=passed kubeconfig-version-1.34=passed node-zones-1.34=passed " +
+	want := "create-ready-1.34=passed environment-offers=passed kubeconfig-version-1.34=passed node-zones-1.34=passed addons-1.34=passed " +
 		"scale-pool=passed upgrade-minor=passed refused-change=passed delete-cleanup=passed"
 	if got := verdicts(out); got != want {
 		t.Errorf("verdicts:\n got %s\nwant %s\n%s", got, want, messages(out))

@@ -174,6 +174,7 @@ var perMinor = []func(r *run, ctx context.Context, minor string) bool{
 	(*run).learnOffer,        // environment-offers, from the first Ready cluster when the offer was not readable
 	(*run).kubeconfigVersion, // kubeconfig-version-<minor>
 	(*run).nodeZones,         // node-zones-<minor>
+	(*run).addons,            // addons-<minor>
 }
 
 func (r *run) checks(ctx context.Context) {

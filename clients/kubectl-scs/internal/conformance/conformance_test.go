@@ -48,8 +48,28 @@ type provider struct {
 	answers string
 	// zones are the zone labels of the nodes of every cluster.
 	zones map[string]string
+	// addons is what every Ready cluster reports of its add-ons: "applied", "failing",
+	// "inconsistent" (AddonsReady True, an add-on not applied) or "" (none offered).
+	addons string
 	// onCreate is called after a cluster is created.
 	onCreate func(name string)
+}
+
+// addonsStatus is the status.addons and AddonsReady condition of p.addons.
+func (p *provider) addonsStatus() ([]any, map[string]any) {
+	hello := map[string]any{"name": "hello", "ready": true, "revision": "1@sha256:1"}
+	switch p.addons {
+	case "applied":
+		return []any{hello, map[string]any{"name": "web", "ready": true, "revision": "1@sha256:2"}},
+			map[string]any{"type": "AddonsReady", "status": "True", "reason": "AddonsApplied"}
+	case "failing":
+		return []any{hello, map[string]any{"name": "web", "message": "ArtifactFailed: not found"}},
+			map[string]any{"type": "AddonsReady", "status": "False", "reason": "ArtifactFailed", "message": "add-ons not ready: web: ArtifactFailed: not found"}
+	case "inconsistent":
+		return []any{hello, map[string]any{"name": "web"}},
+			map[string]any{"type": "AddonsReady", "status": "True", "reason": "AddonsApplied"}
+	}
+	return nil, nil
 }
 
 var listKinds = map[schema.GroupVersionResource]string{
@@ -60,7 +80,7 @@ var listKinds = map[schema.GroupVersionResource]string{
 }
 
 func newProvider(t *testing.T, objs ...runtime.Object) *provider {
-	p := &provider{t: t, zones: map[string]string{"node-a": "az1", "node-b": "az2"}}
+	p := &provider{t: t, zones: map[string]string{"node-a": "az1", "node-b": "az2"}, addons: "applied"}
 	p.dyn = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, objs...)
 	tracker := p.dyn.Tracker()
 	p.dyn.PrependReactor("create", "scsclusters", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -126,6 +146,10 @@ func newProvider(t *testing.T, objs ...runtime.Object) *provider {
 				"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Available"}},
 				"offered": map[string]any{"kubernetesVersions": []any{"1.33", "1.34", "1.35"}, "machineTypes": []any{"SCS-2V-4"},
 					"zones": []any{"az1", "az2", "az3"}},
+			}
+			if addons, cond := p.addonsStatus(); cond != nil {
+				obj.Object["status"].(map[string]any)["addons"] = addons
+				obj.Object["status"].(map[string]any)["conditions"] = append(obj.Object["status"].(map[string]any)["conditions"].([]any), cond)
 			}
 		}
 		return true, obj, nil
@@ -267,9 +291,9 @@ func TestRunPassesEveryOfferedMinor(t *testing.T) {
 	p := newProvider(t, environmentConfig(t, `["1.33", "1.34", "1.35"]`))
 	out := runKit(context.Background(), t, p.kit())
 	want := "environment-offers=passed " +
-		"create-ready-1.33=passed kubeconfig-version-1.33=passed node-zones-1.33=passed " +
-		"create-ready-1.34=passed kubeconfig-version-1.34=passed node-zones-1.34=passed " +
-		"create-ready-1.35=passed kubeconfig-version-1.35=passed node-zones-1.35=passed " +
+		"create-ready-1.33=passed kubeconfig-version-1.33=passed node-zones-1.33=passed addons-1.33=passed " +
+		"create-ready-1.34=passed kubeconfig-version-1.34=passed node-zones-1.34=passed addons-1.34=passed " +
+		"create-ready-1.35=passed kubeconfig-version-1.35=passed node-zones-1.35=passed addons-1.35=passed " +
 		"scale-pool=passed upgrade-minor=passed refused-change=passed delete-cleanup=passed"
 	if got := verdicts(out); got != want {
 		t.Errorf("verdicts:\n got %s\nwant %s\n%s", got, want, messages(out))
@@ -286,6 +310,9 @@ func TestRunPassesEveryOfferedMinor(t *testing.T) {
 	}
 	if m := result(out, "refused-change").Message; !strings.Contains(m, "spec.kubernetes.version") {
 		t.Errorf("refused-change message = %q", m)
+	}
+	if m, want := result(out, "addons-1.34").Message, "2 add-ons applied to conformance-t1-1-34 and healthy: hello at 1@sha256:1, web at 1@sha256:2"; m != want {
+		t.Errorf("addons-1.34 message = %q, want %q", m, want)
 	}
 	// Every created cluster carries the run's label and asks for no protection.
 	for _, a := range p.dyn.Actions() {
@@ -345,6 +372,10 @@ func TestRunFails(t *testing.T) {
 			"create-ready-1.34", "conformance-t1-1-34 will not become Ready: Stalled True/InvalidSpec (spec.nodePools[0].autoscaling.max: Invalid value: 3"},
 		{"scaling refused", func(p *provider) { p.refusesScaling = true }, []string{"1.34"},
 			"scale-pool", "the scaling of pool scale was refused: Stalled True/InvalidSpec (spec.nodePools[1].autoscaling: Forbidden"},
+		{"an add-on failing", func(p *provider) { p.addons = "failing" }, []string{"1.34"},
+			"addons-1.34", "AddonsReady is False/ArtifactFailed (add-ons not ready: web: ArtifactFailed: not found)"},
+		{"an add-on not applied while AddonsReady", func(p *provider) { p.addons = "inconsistent" }, []string{"1.34"},
+			"addons-1.34", `has add-ons not applied: web (ready <nil>, revision "")`},
 		{"a minor not offered", func(*provider) {}, []string{"1.36"},
 			"environment-offers", "minors 1.36 are not offered (offered: 1.33, 1.34, 1.35)"},
 	} {
@@ -367,5 +398,18 @@ func TestRunFails(t *testing.T) {
 				t.Errorf("clusters left after a failed run: %v", left)
 			}
 		})
+	}
+}
+
+// An environment without add-ons skips the add-on check, saying why, and the run passes.
+func TestRunWithoutAddons(t *testing.T) {
+	p := newProvider(t, environmentConfig(t, `["1.34"]`))
+	p.addons = ""
+	out := runKit(context.Background(), t, p.kit("1.34"))
+	if r := result(out, "addons-1.34"); r.Verdict != Skipped || r.Message != "the environment offers no add-ons: the cluster has no AddonsReady condition" {
+		t.Errorf("addons-1.34 = %s: %q", r.Verdict, r.Message)
+	}
+	if !out.Passed() {
+		t.Errorf("run did not pass:\n%s", messages(out))
 	}
 }
