@@ -376,4 +376,15 @@ func TestPreviewAddonsEdit(t *testing.T) {
 	if diff := cmp.Diff(wantEdits, edits); diff != "" {
 		t.Errorf("edits: -want, +got:\n%s", diff)
 	}
+	var addons []string
+	for _, a := range p.Addons {
+		addons = append(addons, a.Summary())
+	}
+	wantAddons := []string{
+		"add-on extra: installed on the cluster by Flux",
+		"add-on monitoring: removed from the cluster: Flux prunes what it applied",
+	}
+	if diff := cmp.Diff(wantAddons, addons); diff != "" {
+		t.Errorf("add-ons: -want, +got:\n%s", diff)
+	}
 }

@@ -25,8 +25,51 @@ type Preview struct {
 	Edits []Edit `json:"edits,omitempty"`
 	// Settings are the environment's values the cluster adopts.
 	Settings []SettingEdit `json:"settings,omitempty"`
+	// Addons are the add-ons the edit installs on the cluster or removes from it.
+	Addons []AddonChange `json:"addons,omitempty"`
 	// Objects are the native objects that change, in the order of the rendering.
 	Objects []ObjectDiff `json:"objects,omitempty"`
+}
+
+// AddonChange is an add-on an edit installs on the cluster or removes from it.
+type AddonChange struct {
+	Name string `json:"name"`
+	// Action is AddonInstall or AddonRemove.
+	Action string `json:"action"`
+}
+
+// The actions of an AddonChange.
+const (
+	AddonInstall = "install"
+	AddonRemove  = "remove"
+)
+
+// Summary is the change in one line.
+func (c AddonChange) Summary() string {
+	if c.Action == AddonRemove {
+		return "add-on " + c.Name + ": removed from the cluster: Flux prunes what it applied"
+	}
+	return "add-on " + c.Name + ": installed on the cluster by Flux"
+}
+
+// addonChanges are the add-ons in one status and not in the other: installed by the edit,
+// or removed by it.
+func addonChanges(before, after []kaasv1alpha1.AddonStatus) []AddonChange {
+	has := func(list []kaasv1alpha1.AddonStatus, name string) bool {
+		return slices.ContainsFunc(list, func(a kaasv1alpha1.AddonStatus) bool { return a.Name == name })
+	}
+	var out []AddonChange
+	for _, a := range after {
+		if !has(before, a.Name) {
+			out = append(out, AddonChange{Name: a.Name, Action: AddonInstall})
+		}
+	}
+	for _, a := range before {
+		if !has(after, a.Name) {
+			out = append(out, AddonChange{Name: a.Name, Action: AddonRemove})
+		}
+	}
+	return out
 }
 
 // SettingEdit is an environment setting whose value changes for a cluster.
@@ -191,7 +234,7 @@ const (
 
 // Changes reports whether applying the edit would change anything; a refusal does not.
 func (p *Preview) Changes() bool {
-	return p.Refused == nil && (len(p.Objects) > 0 || len(p.Edits) > 0 || len(p.Settings) > 0)
+	return p.Refused == nil && (len(p.Objects) > 0 || len(p.Edits) > 0 || len(p.Settings) > 0 || len(p.Addons) > 0)
 }
 
 // PreviewEdit compares the renders of a cluster now and edited (or the refusal editErr),
@@ -203,6 +246,7 @@ func PreviewEdit(current, edited *Output, editErr error) *Preview {
 		return p
 	}
 	p.Objects = diffRenderings(current.Rendering.Resources, edited.Rendering.Resources)
+	p.Addons = addonChanges(current.Status.Addons, edited.Status.Addons)
 	nodes := map[string]*int32{}
 	for _, np := range current.Status.NodePools {
 		nodes[np.Name] = np.Replicas

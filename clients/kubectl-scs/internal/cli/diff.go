@@ -375,6 +375,9 @@ func printPreviewLines(w io.Writer, p *model.Preview, indent string) {
 	for _, s := range p.Settings {
 		fmt.Fprintf(w, "%s%s\n", indent, s.Summary())
 	}
+	for _, a := range p.Addons {
+		fmt.Fprintf(w, "%s%s\n", indent, a.Summary())
+	}
 }
 
 // printObjectDiffs writes the unified diff of every native object that changes; to names
@@ -416,7 +419,13 @@ type previewData struct {
 	Refused  *model.Refusal           `json:"refused,omitempty"`
 	Edits    []editData               `json:"edits"`
 	Settings []settingData            `json:"settings,omitempty"`
+	Addons   []addonData              `json:"addons,omitempty"`
 	Objects  []model.ObjectDiff       `json:"objects"`
+}
+
+type addonData struct {
+	model.AddonChange
+	Summary string `json:"summary"`
 }
 
 type editData struct {
@@ -434,6 +443,9 @@ func previewDataOf(p *model.Preview) previewData {
 		Settings: settingsData(p.Settings)}
 	for _, e := range p.Edits {
 		out.Edits = append(out.Edits, editData{Edit: e, Summary: e.Summary()})
+	}
+	for _, a := range p.Addons {
+		out.Addons = append(out.Addons, addonData{AddonChange: a, Summary: a.Summary()})
 	}
 	if out.Objects == nil {
 		out.Objects = []model.ObjectDiff{}
