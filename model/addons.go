@@ -116,6 +116,23 @@ func deliverAddons(in Input, req *Request, env *Environment, obs *Observation) (
 	return out, a, events
 }
 
+// checkAddonsReachable refuses a composite that no longer names the kubeconfig Secret its
+// installed add-ons reach the cluster through: their Kustomizations would be dropped, and
+// the add-ons would leave Flux's hands on a live cluster.
+func checkAddonsReachable(in Input, req *Request, env *Environment) error {
+	secret := in.KubeconfigSecret
+	if !req.Namespaced() {
+		secret = in.ConnectionSecret
+	}
+	installed := installedAddons(in.Observed)
+	if secret != "" || len(installed) == 0 {
+		return nil
+	}
+	return invalidSpec(in.Cluster, req, env, field.ErrorList{field.Required(field.NewPath("spec", "writeConnectionSecretToRef"), fmt.Sprintf(
+		"add-ons %s are installed, and Flux reaches the cluster through its kubeconfig Secret: name it again, or disable them first (spec.addons.disable)",
+		strings.Join(installed, ", ")))})
+}
+
 // withAddons adds the add-ons' Flux objects to the rendering; they are ready for Crossplane
 // whatever Flux says, since a failing add-on does not make the cluster un-Ready.
 func withAddons(in Input, req *Request, env *Environment, rendering *Rendering, obs *Observation) (*Rendering, *Observation, addons, []Event) {
@@ -461,7 +478,7 @@ func validateAddons(p *field.Path, spec *kaasv1alpha1.AddonsSpec, env *Environme
 		}
 	}
 	for i, name := range spec.Disable {
-		installed := slices.ContainsFunc(current.Addons, func(s kaasv1alpha1.AddonStatus) bool { return s.Name == name })
+		installed := current != nil && slices.ContainsFunc(current.Addons, func(s kaasv1alpha1.AddonStatus) bool { return s.Name == name })
 		switch addon := catalogAddon(env.Addons, name); {
 		case addon == nil && !installed:
 			errs = append(errs, field.NotSupported(p.Child("disable").Index(i), name, names))

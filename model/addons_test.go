@@ -388,3 +388,19 @@ func TestPreviewAddonsEdit(t *testing.T) {
 		t.Errorf("add-ons: -want, +got:\n%s", diff)
 	}
 }
+
+// TestAddonsNeedTheirKubeconfigSecret: a composite that stops naming the kubeconfig Secret
+// while add-ons are installed is refused, naming the field and the add-ons; its Flux
+// objects are not dropped.
+func TestAddonsNeedTheirKubeconfigSecret(t *testing.T) {
+	observed := map[string]ObservedResource{
+		"addon-kustomization-base":       kustomization("base", "Orphan", "True", "ReconciliationSucceeded"),
+		"addon-kustomization-monitoring": kustomization("monitoring", "Orphan", "True", "ReconciliationSucceeded"),
+	}
+	_, err := NewRegistry(fakeBackend{ready: true}).Reconcile(Input{Cluster: namespacedCluster(nil),
+		Required: addonEnvironments(addonCatalog()), Observed: observed})
+	want := `XSCSCluster "demo" is invalid (1 problem): spec.writeConnectionSecretToRef: Required value: add-ons base, monitoring are installed, and Flux reaches the cluster through its kubeconfig Secret: name it again, or disable them first (spec.addons.disable)`
+	if err == nil || err.Error() != want {
+		t.Errorf("Reconcile: %v\nwant %s", err, want)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
@@ -13,12 +14,13 @@ import (
 // panics; Default leaves its input alone; defaulting again with the record of what the
 // environment filled in gives the same spec (so a cluster's shape survives every
 // reconcile); and a spec that Validate accepts names every node group differently in every
-// backend. make fuzz runs it for a bounded time.
+// backend. The environment offers add-ons, so that spec.addons is fuzzed too. make fuzz
+// runs it for a bounded time.
 func FuzzDefaultAndValidate(f *testing.F) {
 	for _, s := range []kaasv1alpha1.ClusterSpec{validSpec(), {Kubernetes: kaasv1alpha1.KubernetesSpec{Version: "1.34"}, NodePools: []kaasv1alpha1.NodePool{
 		{Name: "a", MachineType: "SCS-4V-8", Count: ptrTo[int32](1), Zones: []string{"b-c"}},
 		{Name: "a-b", MachineType: "SCS-4V-8", Autoscaling: &kaasv1alpha1.Autoscaling{Max: 2}, Zones: []string{"c", "C"}},
-	}}} {
+	}}, withAddonChoice(validSpec())} {
 		raw, err := json.Marshal(s)
 		if err != nil {
 			f.Fatal(err)
@@ -32,6 +34,7 @@ func FuzzDefaultAndValidate(f *testing.F) {
 		}
 		env := testEnvironment()
 		env.Catalog.Zones = append(env.Catalog.Zones, "b-c", "c", "C")
+		env.Addons = []envv1alpha1.Addon{{Name: "base", Enforced: true}, {Name: "monitoring", Default: true}, {Name: "extra"}}
 		before, _ := json.Marshal(given)
 		spec := Default(given, env, nil)
 		if after, _ := json.Marshal(given); string(after) != string(before) {
@@ -55,4 +58,10 @@ func FuzzDefaultAndValidate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// withAddonChoice is a spec that opts into an optional add-on and out of a default one.
+func withAddonChoice(s kaasv1alpha1.ClusterSpec) kaasv1alpha1.ClusterSpec {
+	s.Addons = &kaasv1alpha1.AddonsSpec{Enable: []string{"extra"}, Disable: []string{"monitoring"}}
+	return s
 }

@@ -124,6 +124,9 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	// Keep what exists and what was delivered, where the rendering alone would lose it.
 	rendering, obs, events := r.keep(in, req, rendering, obs)
 	// Deliver the add-ons once the cluster is Ready with its kubeconfig; keep installed ones.
+	if err := checkAddonsReachable(in, req, env); err != nil {
+		return nil, err
+	}
 	rendering, obs, delivered, more := withAddons(in, req, env, rendering, obs)
 	events = append(events, more...)
 	// Register the cluster in Argo CD once it is Ready with its kubeconfig; keep it registered.

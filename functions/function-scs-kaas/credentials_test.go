@@ -19,8 +19,9 @@ import (
 // password) travels on only where it belongs: the composed kubeconfig Secret of a
 // namespaced composite, the connection details of a legacy one. Not into any other composed
 // resource, not into the composite's status, no result or condition, and no log line, at
-// the highest verbosity. The function composes no other Secret and no ProviderConfig: it
-// names credentials, it does not carry them (docs/security.md).
+// the highest verbosity. The function composes no other Secret but Argo CD's cluster Secret
+// where an environment registers its clusters, and no ProviderConfig: it names credentials,
+// it does not carry them (docs/security.md).
 func TestCredentialsStayInSecrets(t *testing.T) {
 	for _, c := range readyClusters(t) {
 		t.Run(c.name, func(t *testing.T) {
@@ -39,6 +40,15 @@ func TestCredentialsStayInSecrets(t *testing.T) {
 						t.Errorf("%s is a %v, not a Secret", name, obj["kind"])
 					}
 					delivered = delivered || found(t, obj, needles) != ""
+					continue
+				}
+				if name == model.ResourceArgoCDCluster {
+					// Argo CD's cluster Secret carries them by design, where the environment
+					// says (a namespaced composite: its own namespace), nowhere else.
+					meta := obj["metadata"].(map[string]any)
+					if obj["kind"] != "Secret" || (meta["namespace"] != "argocd" && meta["namespace"] != "team1") {
+						t.Errorf("%s is a %v in namespace %v, not a Secret in argocd or the team's namespace", name, obj["kind"], meta["namespace"])
+					}
 					continue
 				}
 				switch obj["kind"] {

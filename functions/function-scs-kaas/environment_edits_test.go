@@ -203,6 +203,12 @@ func TestEnvironmentEditsChangeNoCluster(t *testing.T) {
 					return
 				}
 				for name := range now {
+					// The add-ons' Flux objects follow the catalog: a new tag reaches every
+					// cluster (docs/addons.md#what-follows-the-environment); what is
+					// installed is never taken back (checkNothingTakenBack).
+					if strings.HasPrefix(name, "addon-") {
+						continue
+					}
 					if was[name] != now[name] {
 						t.Errorf("the edit of data.%s changes %s, and its backend declares no setting that follows the environment for it:\nwas: %s\nnow: %s", e.path, name, was[name], now[name])
 					}

@@ -157,7 +157,7 @@ func TestRunFunction(t *testing.T) {
 				m["data"].(map[string]any)["addons"] = []any{map[string]any{"name": "base", "source": map[string]any{}}}
 			})})),
 			want: refused("InvalidEnvironment",
-				`environment "gardener-regionone" (EnvironmentConfig gardener-regionone) is invalid (1 problem): data.addons[0].source: Required value: exactly one of oci and git`),
+				`environment "gardener-regionone" (EnvironmentConfig gardener-regionone) is invalid (1 problem): data.addons[0].source: Required value: exactly one of oci, git and sourceRef`),
 		},
 		"EnforcedAddonDisabled": {
 			req: withPreviousStep(requestFor(t, edit(xr, func(m map[string]any) {

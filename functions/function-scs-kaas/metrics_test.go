@@ -49,10 +49,11 @@ func TestMetricsCountWhatTheFunctionDid(t *testing.T) {
 	}
 	want := map[string]float64{
 		// Two Ready clusters (one per flavour) of each backend, the Cluster Stacks ones
-		// local and remote; the first call only asked for the environments.
+		// local and remote, and one with add-ons on Gardener and on Magnum; the first
+		// call only asked for the environments.
 		metricRunDuration + "{backend=clusterstack}":                       5,
-		metricRunDuration + "{backend=gardener}":                           2,
-		metricRunDuration + "{backend=magnum}":                             2,
+		metricRunDuration + "{backend=gardener}":                           3,
+		metricRunDuration + "{backend=magnum}":                             3,
 		metricRunDuration + "{backend=none}":                               1,
 		metricRunDuration + "{backend=requirements}":                       1,
 		metricResults + "{reason=EnvironmentUnavailable,severity=Fatal}":   1,

@@ -89,6 +89,13 @@ func readyClusters(t testing.TB) []readyCluster {
 			req: magnumReq(readObject(t, exampleMagnumXR), readObjects(t, exampleMagnumObservedReady))},
 		{name: "magnum/namespaced", environment: "magnum-regionone", kubeconfigFrom: "magnum-cluster",
 			req: magnumReq(namespacedXR(t, exampleMagnumXR), namespaced(readObjects(t, exampleMagnumObservedReady)))},
+		// With add-ons installed and registered for Argo CD, in both flavours.
+		{name: "gardener/legacy+addons", environment: "gardener-regionone", kubeconfigFrom: "gardener-kubeconfig",
+			req: withConnectionSecret(t, requestFor(t, withConnectionSecretRef(readObject(t, exampleXR)), withAddons(envs, "gardener-regionone"),
+				readObjects(t, exampleObservedReady)...), "gardener-kubeconfig", exampleKubeconfig)},
+		{name: "magnum/namespaced+addons", environment: "magnum-regionone", kubeconfigFrom: "magnum-cluster",
+			req: withConnectionSecret(t, requestFor(t, namespacedXR(t, exampleMagnumXR), withAddons(envs, "magnum-regionone"),
+				namespaced(readObjects(t, exampleMagnumObservedReady))...), "magnum-cluster", exampleMagnumSecret)},
 	}
 	for i := range cases {
 		cases[i].req = settle(t, cases[i].name, cases[i].req)
@@ -132,6 +139,45 @@ func remoteClusterStackReady(t testing.TB, xr map[string]any, envs []map[string]
 	return req
 }
 
+// withAddons gives an environment an add-on catalog (an enforced add-on from an OCI
+// artifact, a default one from the platform's own source) and Argo CD registration.
+func withAddons(envs []map[string]any, name string) []map[string]any {
+	out := make([]map[string]any, 0, len(envs))
+	for _, e := range envs {
+		e = deepCopy(e)
+		if e["metadata"].(map[string]any)["name"] == name {
+			data := e["data"].(map[string]any)
+			data["addons"] = []any{
+				map[string]any{"name": "hello", "enforced": true, "source": map[string]any{"oci": map[string]any{"url": "oci://registry.example/addons/hello", "tag": "1"}}},
+				map[string]any{"name": "web", "default": true, "dependsOn": []any{"hello"},
+					"source": map[string]any{"sourceRef": map[string]any{"kind": "OCIRepository", "name": "web", "namespace": "flux-system"}}},
+			}
+			data["argoCD"] = map[string]any{"namespace": "argocd"}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// withConnectionSecretRef gives a legacy composite the connection secret its claim names,
+// which add-ons need.
+func withConnectionSecretRef(xr map[string]any) map[string]any {
+	xr["spec"].(map[string]any)["writeConnectionSecretToRef"] = map[string]any{"name": "shop-kubeconfig", "namespace": "crossplane-system"}
+	return xr
+}
+
+// observedAddon is a desired add-on object or registration as Crossplane observes it once
+// applied: Flux's Kustomization applied and Ready.
+func observedAddon(t testing.TB, desired *fnv1.Resource, name string) map[string]any {
+	t.Helper()
+	o := lastApplied(t, desired, name)
+	if o["kind"] == "Kustomization" {
+		o["status"] = map[string]any{"lastAppliedRevision": "1@sha256:1",
+			"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded"}}}
+	}
+	return o
+}
+
 // settle runs req and returns it as Crossplane sends it next: with the status the function
 // wrote, and what was delivered (the kubeconfig Secret observed with its data, or the
 // composite's connection details). The cluster must be Ready with its kubeconfig: a state
@@ -148,6 +194,12 @@ func settle(t testing.TB, name string, req *fnv1.RunFunctionRequest) *fnv1.RunFu
 	xr.ConnectionDetails = rsp.GetDesired().GetComposite().GetConnectionDetails()
 	if secret, ok := rsp.GetDesired().GetResources()[model.ResourceKubeconfigSecret]; ok {
 		req.GetObserved().GetResources()[model.ResourceKubeconfigSecret] = &fnv1.Resource{Resource: mustStruct(t, lastApplied(t, secret, model.ResourceKubeconfigSecret))}
+	}
+	// The add-ons' Flux objects and the Argo CD registration, applied.
+	for name, d := range rsp.GetDesired().GetResources() {
+		if strings.HasPrefix(name, "addon-") || strings.HasPrefix(name, "registration-") {
+			req.GetObserved().GetResources()[name] = &fnv1.Resource{Resource: mustStruct(t, observedAddon(t, d, name))}
+		}
 	}
 	if c := responseCondition(rsp, kaasv1alpha1.ConditionKubeconfigReady); c.GetReason() != kaasv1alpha1.ReasonKubeconfigDelivered {
 		t.Fatalf("%s: the ready cluster's kubeconfig is not delivered: %v", name, c)
@@ -404,6 +456,14 @@ func checkNothingTakenBack(t testing.TB, req *fnv1.RunFunctionRequest, rsp *fnv1
 		o := &unstructured.Unstructured{Object: req.GetObserved().GetResources()[name].GetResource().AsMap()}
 		d, desired := rsp.GetDesired().GetResources()[name]
 		if !desired {
+			// An installed add-on goes only as the last step of its team's opt-out: once Flux
+			// has seen its Kustomization's deletionPolicy turn to Delete, so that it prunes.
+			if addon, ok := strings.CutPrefix(name, "addon-kustomization-"); ok {
+				policy, _, _ := unstructured.NestedString(o.Object, "spec", "deletionPolicy")
+				if disable, _, _ := unstructured.NestedStringSlice(xr, "spec", "addons", "disable"); !slices.Contains(disable, addon) || policy != "Delete" {
+					t.Fatalf("observed %s (add-on %s, deletionPolicy %q) left the desired state without its team's opt-out: Crossplane would delete it, and the add-on would leave the cluster's management", name, addon, policy)
+				}
+			}
 			removedPool := o.GetLabels()[model.LabelNodePool] != "" && !pools[o.GetLabels()[model.LabelNodePool]]
 			unwanted := name == model.ResourceKubeconfigSecret && secretName == ""
 			if mustKeep(o) && !removedPool && !unwanted {
