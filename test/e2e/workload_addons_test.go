@@ -513,7 +513,7 @@ func checkArgoCDRegistration(ctx context.Context, t *testing.T, c addonsCluster,
 	var config struct {
 		BearerToken     string `json:"bearerToken"`
 		TLSClientConfig struct {
-			Insecure                 bool
+			Insecure                  bool
 			CAData, CertData, KeyData []byte
 		} `json:"tlsClientConfig"`
 	}
