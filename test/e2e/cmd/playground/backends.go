@@ -13,6 +13,7 @@ import (
 
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
 // workloadsFile is where the run directory records the workload API servers for the
@@ -81,4 +82,15 @@ func playBackends(args []string) error {
 		return err
 	}
 	return nil
+}
+
+// gardenerWorkload is the cluster the recorded Gardener workload API server plays behind
+// every Shoot of the playground, so that the admin kubeconfigs gardener-apiserver issues
+// reach it; false when make demo recorded none.
+func gardenerWorkload(runDir string) (gardensim.Cluster, bool) {
+	workloads, err := backendsim.LoadWorkloads(filepath.Join(runDir, workloadsFile))
+	if err != nil || workloads[backendsim.BackendGardener] == nil {
+		return gardensim.Cluster{}, false
+	}
+	return workloads[backendsim.BackendGardener].Gardener(), true
 }

@@ -88,8 +88,10 @@ func demo(args []string) error {
 		}
 		// gardenlet publishes a Shoot's CAs early in its creation; gardener-apiserver needs
 		// them to issue admin kubeconfigs. Doing it now lets a hand-written status alone
-		// make the claim Ready.
-		if err := gardensim.PublishCAs(ctx, env.Garden.Client, env.Garden.Dynamic, st.native.Namespace, st.native.Name, gardensim.Cluster{}); err != nil {
+		// make the claim Ready. They are the Gardener workload API server's, which make
+		// simulate names as the Shoot's.
+		cluster, _ := gardenerWorkload(env.RunDir)
+		if err := gardensim.PublishCAs(ctx, env.Garden.Client, env.Garden.Dynamic, st.native.Namespace, st.native.Name, cluster); err != nil {
 			return hint(err)
 		}
 	}

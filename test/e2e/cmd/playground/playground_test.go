@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
@@ -85,6 +88,7 @@ func TestPlayground(t *testing.T) {
 		if ready, _, _ := got.condition("Ready"); ready != "True" {
 			t.Errorf("SCSCluster %s/%s Ready=%q after make simulate; want True", c.namespace, c.name, ready)
 		}
+		checkKubeconfigReaches(ctx, t, cp, got)
 	}
 
 	runMake("conformance")
@@ -235,4 +239,32 @@ func processAlive(pid int) bool {
 	// pid (comm) state ...: the state follows the last parenthesis.
 	rest := string(stat[bytes.LastIndexByte(stat, ')')+1:])
 	return !strings.HasPrefix(strings.TrimSpace(rest), "Z")
+}
+
+// checkKubeconfigReaches checks that the kubeconfig a simulated cluster delivered reaches a
+// workload API server of the playground, whatever its backend (a Shoot's once named a host
+// that does not resolve).
+func checkKubeconfigReaches(ctx context.Context, t *testing.T, cp *clients, c *claimStatus) {
+	t.Helper()
+	name, _, _ := unstructured.NestedString(c.claim.Object, "spec", "writeConnectionSecretToRef", "name")
+	if name == "" {
+		return
+	}
+	secret, err := cp.kube.CoreV1().Secrets(c.claim.GetNamespace()).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Errorf("the kubeconfig Secret of %s: %v", c.claim.GetName(), err)
+		return
+	}
+	rc, err := clientcmd.RESTConfigFromKubeConfig(secret.Data["kubeconfig"])
+	if err != nil {
+		t.Errorf("the kubeconfig of %s: %v", c.claim.GetName(), err)
+		return
+	}
+	kube, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.Discovery().ServerVersion(); err != nil {
+		t.Errorf("the kubeconfig of %s does not reach a workload API server: %v", c.claim.GetName(), err)
+	}
 }

@@ -63,7 +63,13 @@ func simulate(args []string) error {
 	default:
 		return fmt.Errorf("claim %s/%s names no native object yet (status.backend.nativeRef: %+v); has it rendered?", *namespace, *claim, c.native)
 	}
-	shoot, err := gardensim.Write(ctx, garden.kube, garden.dyn, c.native.Namespace, c.native.Name, st)
+	// A healthy Shoot's cluster is the recorded Gardener workload API server, so that its
+	// admin kubeconfig reaches one, as the other backends' do.
+	var opts []gardensim.Option
+	if w, ok := gardenerWorkload(*runDir); ok {
+		opts = append(opts, gardensim.WithCluster(w))
+	}
+	shoot, err := gardensim.Write(ctx, garden.kube, garden.dyn, c.native.Namespace, c.native.Name, st, opts...)
 	if err != nil {
 		return err
 	}
@@ -100,7 +106,7 @@ func simulate(args []string) error {
 	}
 	if st == gardensim.Healthy {
 		if secret, _, _ := unstructured.NestedString(c.claim.Object, "spec", "writeConnectionSecretToRef", "name"); secret != "" {
-			fmt.Printf("\nThe connection secret (kubeconfig from provider-gardener-kubeconfig; no cluster runs behind it):\n")
+			fmt.Printf("\nThe connection secret (kubeconfig from provider-gardener-kubeconfig; the playground's workload API server stands in for the cluster):\n")
 			kubectl(s, s.CrossplaneKubeconfig, "get", "secret", "-n", *namespace, secret)
 		}
 	}
