@@ -200,10 +200,10 @@ E2E_TIMEOUT ?= 40m
 
 .PHONY: demo down simulate e2e
 
-demo: build tools-controlplane playground-bin package ## Start the playground, install the project from its packages, apply the example clusters, show what they became; runs until make down (DEMO_FLAVOUR=legacy: claims).
+demo: build tools-controlplane tools-flux playground-bin package ## Start the playground, install the project from its packages, apply the example clusters, show what they became; runs until make down (DEMO_FLAVOUR=legacy: claims).
 	$(PLAYGROUND_BIN) demo --flavour=$(DEMO_FLAVOUR) --run-dir=$(PLAYGROUND_RUN_DIR) --function-binary=$(FUNCTION) \
 		--configuration=$(DEMO_CONFIGURATION) --manifest=$(DEMO_MANIFESTS) --project=team1 --namespace=team1,kaas-team1 --kubeconfig-provider \
-		--backends --with-status=$(DEMO_WITH_STATUS) --conformance-backends \
+		--backends --with-status=$(DEMO_WITH_STATUS) --conformance-backends --addons \
 		--claims=$(DEMO_CLAIMS)
 
 down: playground-down ## Stop the playground: everything make demo started, nothing else.

@@ -10,11 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,8 +78,8 @@ func TestAddons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The simulator (below) plays the workload's Deployments available for Flux's health checks.
 	workloadClient := workloadKube(t, workload)
-	playDeployments(t, workloadClient)
 
 	// The Flux objects live beside the kubeconfig Secret: the namespaced composite's own
 	// namespace, or a legacy composite's connection secret namespace.
@@ -420,53 +418,6 @@ func workloadKube(t *testing.T, w *backendsim.Workload) kubernetes.Interface {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// playDeployments writes what the Deployment controller and the kubelets would for every
-// Deployment of the workload: its replicas updated, ready and available. The workload runs
-// neither, and Flux's health check waits for exactly that status.
-func playDeployments(t *testing.T, kube kubernetes.Interface) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			list, err := kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{})
-			if err == nil {
-				for i := range list.Items {
-					available(ctx, kube, &list.Items[i])
-				}
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	t.Cleanup(func() { cancel(); wg.Wait() })
-}
-
-func available(ctx context.Context, kube kubernetes.Interface, d *appsv1.Deployment) {
-	replicas := int32(1)
-	if d.Spec.Replicas != nil {
-		replicas = *d.Spec.Replicas
-	}
-	if d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == replicas {
-		return
-	}
-	now := metav1.Now()
-	d.Status = appsv1.DeploymentStatus{
-		ObservedGeneration: d.Generation, Replicas: replicas, UpdatedReplicas: replicas, ReadyReplicas: replicas, AvailableReplicas: replicas,
-		Conditions: []appsv1.DeploymentCondition{
-			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable", LastUpdateTime: now, LastTransitionTime: now},
-			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable", LastUpdateTime: now, LastTransitionTime: now},
-		},
-	}
-	_, _ = kube.AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
 }
 
 // argoCDNamespace is the namespace the add-ons' environments register clusters in.

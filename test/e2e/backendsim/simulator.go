@@ -101,6 +101,13 @@ func (s *Simulator) Step(ctx context.Context) {
 		s.report(c.GetNamespace()+"/"+c.GetName(), s.play(ctx, c))
 	}
 	s.report("released", s.releaseDeletedClusters(ctx))
+	played := map[string]bool{}
+	for _, w := range s.Workloads {
+		if w != nil && !played[w.Name] {
+			played[w.Name] = true
+			s.report("Deployments of "+w.Name, w.PlayDeployments(ctx))
+		}
+	}
 }
 
 // StepCluster looks once at one SCSCluster, whatever its labels, and writes what its

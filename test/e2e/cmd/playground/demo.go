@@ -102,7 +102,7 @@ func demo(args []string) error {
 	if err := writeStatusPatches(ctx, env, shown); err != nil {
 		return hint(err)
 	}
-	printDemo(s, env.RunDir, *flavour, shown, *c.configuration != "", *c.conformanceBackends)
+	printDemo(s, env.RunDir, *flavour, shown, *c.configuration != "", *c.conformanceBackends, *c.addons)
 	return nil
 }
 
@@ -152,7 +152,7 @@ func writeStatusPatches(ctx context.Context, env *controlplane.Env, claims []dem
 	return nil
 }
 
-func printDemo(s controlplane.State, runDir, flavour string, claims []demoClaim, packages, conformance bool) {
+func printDemo(s controlplane.State, runDir, flavour string, claims []demoClaim, packages, conformance, addons bool) {
 	sort.Slice(claims, func(i, j int) bool { return claims[i].name < claims[j].name })
 	garden := s.GardenKubeconfig
 
@@ -203,6 +203,16 @@ clusters or reports on them until you write their status (below).
 	}
 	for _, c := range claims {
 		fmt.Printf("  SCSCluster %s/%s -> %s %s in %.1fs\n", c.namespace, c.name, c.native.Kind, c.native.path(), c.latency.Seconds())
+	}
+	if addons {
+		fmt.Print(`
+Add-ons (docs/addons.md): Flux's source- and kustomize-controller run beside Crossplane, and
+every environment offers examples/addons from the local registry: hello (enforced) and web
+(default). Once make simulate has made a cluster Ready, Flux applies them to its workload API
+server with the kubeconfig it delivered (kubectl get scsclusters -A -o wide: AddonsReady;
+kubectl get kustomizations -A), and the cluster is registered for Argo CD (kubectl get
+secrets -A -l argocd.argoproj.io/secret-type=cluster).
+`)
 	}
 	if kinds["Cluster"] || kinds["ClusterV1"] {
 		fmt.Print(`

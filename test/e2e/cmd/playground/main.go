@@ -102,6 +102,9 @@ type upConfig struct {
 	// conformanceBackends starts the workload API servers and the backend simulator that
 	// play the backends for the clusters of kubectl scs conformance (make conformance).
 	conformanceBackends *bool
+	// addons runs Flux and gives the environments the example add-on catalog and Argo CD
+	// registration (make demo).
+	addons *bool
 	// withStatus are manifests applied with their status, as the controllers that keep
 	// them would write it (such as the Cluster Stack operator's ClusterStackReleases).
 	withStatus list
@@ -131,6 +134,7 @@ func upFlags(fs *flag.FlagSet) *upConfig {
 	c.kubeconfigProvider = fs.Bool("kubeconfig-provider", false, "also run provider-gardener-kubeconfig (built from the repository; its CRDs must be among the manifests or come with --configuration) against the garden's gardener-apiserver (shoots/adminkubeconfig)")
 	c.backends = fs.Bool("backends", false, "also run Cluster API (with the scs2 ClusterClasses of the ClusterStackReleases among --with-status) and serve the CRDs of the controllers that cannot run here (ClusterStackRelease, provider-openstack ClusterV1 and NodegroupV1)")
 	c.conformanceBackends = fs.Bool("conformance-backends", false, "also start API servers standing in for workload clusters and a process that plays Gardener, Cluster API's infrastructure and machines, and Magnum for the clusters kubectl scs conformance creates (labelled "+backendsim.ConformanceRunLabel+"); others are left to you")
+	c.addons = fs.Bool("addons", false, "also run Flux's source- and kustomize-controller (hack/tools/flux), push examples/addons to the local registry (needs --configuration), and give every environment the example add-on catalog (hello enforced, web default) and Argo CD registration into namespace "+argoCDNamespace)
 	fs.Var(&c.withStatus, "with-status", "file or directory applied into the Crossplane cluster with the status each object carries, written as its controller would (repeatable, comma-separated)")
 	c.timeout = fs.Duration("timeout", 45*time.Minute, "give up after this long (includes building missing tools)")
 	return c
@@ -206,7 +210,12 @@ func (c *upConfig) join(ctx context.Context, env *controlplane.Env) error {
 		}
 	}
 	if *c.conformanceBackends {
-		return startBackendSimulator(ctx, env)
+		if err := startBackendSimulator(ctx, env); err != nil {
+			return err
+		}
+	}
+	if *c.addons {
+		return startAddons(ctx, env, c.namespaces)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -90,6 +91,7 @@ func TestPlayground(t *testing.T) {
 		}
 		checkKubeconfigReaches(ctx, t, cp, got)
 	}
+	checkAddons(ctx, t, cp, clusters)
 
 	runMake("conformance")
 	checkConformanceReports(t, reports)
@@ -266,5 +268,32 @@ func checkKubeconfigReaches(ctx context.Context, t *testing.T, cp *clients, c *c
 	}
 	if _, err := kube.Discovery().ServerVersion(); err != nil {
 		t.Errorf("the kubeconfig of %s does not reach a workload API server: %v", c.claim.GetName(), err)
+	}
+}
+
+// checkAddons checks that every example cluster gets the example add-ons, applied by Flux
+// and healthy (make demo's --addons), and is registered for Argo CD.
+func checkAddons(ctx context.Context, t *testing.T, cp *clients, clusters []namespacedName) {
+	t.Helper()
+	for _, c := range clusters {
+		err := controlplane.WaitFor(ctx, 5*time.Minute, "add-ons of "+c.name, func(ctx context.Context) (bool, error) {
+			got, err := getClaim(ctx, cp.dyn, c.namespace, c.name)
+			if err != nil {
+				return false, err
+			}
+			status, reason, msg := got.condition("AddonsReady")
+			return status == "True", fmt.Errorf("AddonsReady %s %s: %s", status, reason, msg)
+		})
+		if err != nil {
+			t.Errorf("the example add-ons on %s/%s: %v", c.namespace, c.name, err)
+		}
+	}
+	// A claim's in argocd, a namespaced composite's in its own namespace (docs/addons.md).
+	secrets, err := cp.kube.CoreV1().Secrets("").List(ctx, metav1.ListOptions{LabelSelector: "argocd.argoproj.io/secret-type=cluster"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(secrets.Items); n != len(clusters) {
+		t.Errorf("%d Argo CD cluster Secrets, want one per example cluster (%d)", n, len(clusters))
 	}
 }
