@@ -74,7 +74,9 @@ func (e *Env) StartFlux(ctx context.Context) error {
 	}{
 		{"source-controller", append(common(ports[0], ports[1]), "--storage-path="+storage,
 			"--storage-addr="+addr(ports[4]), "--storage-adv-addr="+addr(ports[4])), ports[1]},
-		{"kustomize-controller", common(ports[2], ports[3]), ports[3]},
+		// An add-on waiting on another is looked at again after 5 s instead of Flux's 30 s:
+		// the tests wait for dependents, not for a production pace.
+		{"kustomize-controller", append(common(ports[2], ports[3]), "--requeue-dependency=5s"), ports[3]},
 	} {
 		if err := e.StartProcess(ctx, p.name, filepath.Join(dir, p.name), p.args, env, 2*time.Minute,
 			HTTPOK(nil, "http://"+addr(p.health)+"/readyz")); err != nil {
