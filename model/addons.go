@@ -62,11 +62,8 @@ type addons struct {
 // applied); one the catalog dropped stays as last applied, with a Warning. Their objects
 // are deleted with the cluster without reaching it (deletionPolicy Orphan).
 func deliverAddons(in Input, req *Request, env *Environment, obs *Observation) ([]Resource, addons, []Event) {
-	a := addons{secret: in.KubeconfigSecret, offered: len(env.Addons) > 0}
-	namespace := req.Cluster.Namespace
-	if !req.Namespaced() {
-		a.secret, namespace = in.ConnectionSecret, req.Options.ConnectionSecretNamespace
-	}
+	secret, namespace := addonsKubeconfigSecret(in, req)
+	a := addons{secret: secret, offered: len(env.Addons) > 0}
 	installed := installedAddons(in.Observed)
 	a.wanted = WantedAddons(&req.Cluster.Spec, env.Addons, installed)
 	delivered := obs.Ready && len(obs.ConnectionDetails[ConnectionKeyKubeconfig]) > 0
@@ -116,20 +113,44 @@ func deliverAddons(in Input, req *Request, env *Environment, obs *Observation) (
 	return out, a, events
 }
 
+// addonsKubeconfigSecret is the kubeconfig Secret Flux reaches the cluster through, and the
+// namespace the add-ons' Flux objects live in beside it: a namespaced composite's own, a
+// legacy composite's connection secret's. Empty: the composite names none.
+func addonsKubeconfigSecret(in Input, req *Request) (secret, namespace string) {
+	if req.Namespaced() {
+		return in.KubeconfigSecret, req.Cluster.Namespace
+	}
+	return in.ConnectionSecret, req.Options.ConnectionSecretNamespace
+}
+
+// withInstalledAddons is the status with every add-on whose Kustomization is observed: one a
+// team disables leaves status.addons before its Kustomization goes, and may still be named
+// in spec.addons.disable until it has.
+func withInstalledAddons(status *kaasv1alpha1.ClusterStatus, observed map[string]ObservedResource) *kaasv1alpha1.ClusterStatus {
+	out := status
+	for _, name := range installedAddons(observed) {
+		if slices.ContainsFunc(out.Addons, func(a kaasv1alpha1.AddonStatus) bool { return a.Name == name }) {
+			continue
+		}
+		if out == status {
+			out = status.DeepCopy()
+		}
+		out.Addons = append(out.Addons, kaasv1alpha1.AddonStatus{Name: name})
+	}
+	return out
+}
+
 // checkAddonsReachable refuses a composite that no longer names the kubeconfig Secret its
 // installed add-ons reach the cluster through: their Kustomizations would be dropped, and
 // the add-ons would leave Flux's hands on a live cluster.
 func checkAddonsReachable(in Input, req *Request, env *Environment) error {
-	secret := in.KubeconfigSecret
-	if !req.Namespaced() {
-		secret = in.ConnectionSecret
-	}
+	secret, _ := addonsKubeconfigSecret(in, req)
 	installed := installedAddons(in.Observed)
 	if secret != "" || len(installed) == 0 {
 		return nil
 	}
 	return invalidSpec(in.Cluster, req, env, field.ErrorList{field.Required(field.NewPath("spec", "writeConnectionSecretToRef"), fmt.Sprintf(
-		"add-ons %s are installed, and Flux reaches the cluster through its kubeconfig Secret: name it again, or disable them first (spec.addons.disable)",
+		"add-ons %s are installed, and Flux reaches the cluster through its kubeconfig Secret: name it again (enforced add-ons stay; others may be disabled first in spec.addons.disable)",
 		strings.Join(installed, ", ")))})
 }
 
@@ -396,8 +417,10 @@ func validateAddonCatalog(p *field.Path, catalog []envv1alpha1.Addon) field.Erro
 		seen[addon.Name] = true
 		src := ap.Child("source")
 		switch oci, git, shared := addon.Source.OCI, addon.Source.Git, addon.Source.SourceRef; {
-		case countSet(oci != nil, git != nil, shared != nil) != 1:
+		case countSet(oci != nil, git != nil, shared != nil) == 0:
 			errs = append(errs, field.Required(src, "exactly one of oci, git and sourceRef"))
+		case countSet(oci != nil, git != nil, shared != nil) > 1:
+			errs = append(errs, field.Forbidden(src, "set exactly one of oci, git and sourceRef"))
 		case shared != nil:
 			errs = append(errs, validateSharedSource(src, addon.Source)...)
 		case oci != nil && !strings.HasPrefix(oci.URL, "oci://"):

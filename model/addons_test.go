@@ -315,7 +315,7 @@ func TestValidateAddonCatalog(t *testing.T) {
 			`data.addons[4].source.sourceRef.name: Invalid value: "E": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
 			`data.addons[4].source.sourceRef.namespace: Invalid value: "flux_system": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
 			"data.addons[4].source.secretRef: Forbidden: a platform's source carries its own credentials; set them there",
-			"data.addons[5].source: Required value: exactly one of oci, git and sourceRef",
+			"data.addons[5].source: Forbidden: set exactly one of oci, git and sourceRef",
 		}},
 	}
 	for name, tc := range cases {
@@ -399,8 +399,47 @@ func TestAddonsNeedTheirKubeconfigSecret(t *testing.T) {
 	}
 	_, err := NewRegistry(fakeBackend{ready: true}).Reconcile(Input{Cluster: namespacedCluster(nil),
 		Required: addonEnvironments(addonCatalog()), Observed: observed})
-	want := `XSCSCluster "demo" is invalid (1 problem): spec.writeConnectionSecretToRef: Required value: add-ons base, monitoring are installed, and Flux reaches the cluster through its kubeconfig Secret: name it again, or disable them first (spec.addons.disable)`
+	want := `XSCSCluster "demo" is invalid (1 problem): spec.writeConnectionSecretToRef: Required value: add-ons base, monitoring are installed, and Flux reaches the cluster through its kubeconfig Secret: name it again (enforced add-ons stay; others may be disabled first in spec.addons.disable)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Reconcile: %v\nwant %s", err, want)
+	}
+}
+
+// TestDisablingARetainedAddonCompletes: a team disables an add-on the catalog dropped. The
+// first reconcile turns its Kustomization to Delete and takes it out of status.addons; the
+// next, with that status, must still accept the name and retire the Kustomization.
+func TestDisablingARetainedAddonCompletes(t *testing.T) {
+	xr := namespacedCluster(&kaasv1alpha1.AddonsSpec{Disable: []string{"monitoring"}})
+	xr.Status.Addons = []kaasv1alpha1.AddonStatus{{Name: "base", Ready: true}, {Name: "monitoring", Ready: true, Retained: true}}
+	observed := map[string]ObservedResource{
+		"addon-kustomization-base":       kustomization("base", "Orphan", "True", "ReconciliationSucceeded"),
+		"addon-kustomization-monitoring": kustomization("monitoring", "Orphan", "True", "ReconciliationSucceeded"),
+	}
+	reconcile := func() *Output {
+		t.Helper()
+		out, err := NewRegistry(fakeBackend{ready: true}).Reconcile(Input{Cluster: xr,
+			Required: addonEnvironments(addonCatalog()[:1]), Observed: observed, KubeconfigSecret: "demo-kubeconfig"})
+		if err != nil {
+			t.Fatalf("Reconcile: %v", err)
+		}
+		return out
+	}
+	policy := func(out *Output) string {
+		for _, r := range out.Rendering.Resources {
+			if r.Name == "addon-kustomization-monitoring" {
+				p, _, _ := unstructured.NestedString(r.Object.Object, "spec", "deletionPolicy")
+				return p
+			}
+		}
+		return "dropped"
+	}
+	first := reconcile()
+	if got := policy(first); got != "Delete" {
+		t.Fatalf("first reconcile: monitoring's Kustomization is %s, want Delete", got)
+	}
+	xr.Status.Addons = first.Status.Addons
+	observed["addon-kustomization-monitoring"] = kustomization("monitoring", "Delete", "True", "ReconciliationSucceeded")
+	if got := policy(reconcile()); got != "dropped" {
+		t.Errorf("second reconcile: monitoring's Kustomization is %s, want dropped", got)
 	}
 }

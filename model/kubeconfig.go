@@ -47,6 +47,22 @@ type kubeconfig struct {
 	} `json:"clusters"`
 }
 
+// currentContext names the cluster and the user of the kubeconfig's current context.
+func (kc *kubeconfig) currentContext() (cluster, user string) {
+	for _, c := range kc.Contexts {
+		if c.Name == kc.CurrentContext {
+			return c.Context.Cluster, c.Context.User
+		}
+	}
+	return "", ""
+}
+
+// isCurrent says whether the entry name is the one the current context names: that one, or
+// the only one of entries when the context names none.
+func isCurrent(name, current string, entries int) bool {
+	return name == current || (current == "" && entries == 1)
+}
+
 // KubeconfigConnectionDetails are the kubeconfig and, where it names them, the endpoint and
 // CA of its current cluster. Secret: never log it or put it into status.
 func KubeconfigConnectionDetails(raw []byte) (map[string][]byte, error) {
@@ -107,19 +123,14 @@ func parseKubeconfig(raw []byte) (endpointAndCA, error) {
 		// Not even the error may quote the content.
 		return e, fmt.Errorf("the kubeconfig cannot be parsed as YAML")
 	}
-	cluster, user := "", ""
-	for _, c := range kc.Contexts {
-		if c.Name == kc.CurrentContext {
-			cluster, user = c.Context.Cluster, c.Context.User
-		}
-	}
+	cluster, user := kc.currentContext()
 	for _, u := range kc.Users {
-		if u.Name == user || (user == "" && len(kc.Users) == 1) {
+		if isCurrent(u.Name, user, len(kc.Users)) {
 			e.expires = credentialsExpiry(u.User.ClientCertificateData, u.User.Token)
 		}
 	}
 	for _, c := range kc.Clusters {
-		if c.Name != cluster && !(cluster == "" && len(kc.Clusters) == 1) {
+		if !isCurrent(c.Name, cluster, len(kc.Clusters)) {
 			continue
 		}
 		if c.Cluster.Server != "" {

@@ -268,7 +268,7 @@ func require(reqs, backend map[string]Selector, fetched map[string][]*unstructur
 // what the status says exists. Backends see only a spec that passed, and rely on it.
 func validateSpec(xr *kaasv1alpha1.XSCSCluster, req *Request, env *Environment) error {
 	spec, current := &req.Cluster.Spec, &xr.Status
-	if errs := Validate(spec, env, current); len(errs) > 0 {
+	if errs := Validate(spec, env, withInstalledAddons(current, req.Observed)); len(errs) > 0 {
 		return invalidSpec(xr, req, env, errs)
 	}
 	if errs := ValidateZonesKept(spec, req.Defaulted, current); len(errs) > 0 {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
+	envv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/environment/v1alpha1"
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 )
 
@@ -23,7 +24,6 @@ const ResourceArgoCDCluster = "registration-argocd"
 const (
 	LabelArgoCDSecretType   = "argocd.argoproj.io/secret-type"
 	ArgoCDSecretTypeCluster = "cluster"
-	LabelEnvironment        = "kaas.scs.community/environment"
 	LabelBackend            = "kaas.scs.community/backend"
 	LabelRegion             = "kaas.scs.community/region"
 	LabelTeamNamespace      = "kaas.scs.community/namespace"
@@ -58,25 +58,31 @@ func registerArgoCD(in Input, req *Request, env *Environment, obs *Observation) 
 	}
 	server, config, err := argoCDClusterConfig(raw)
 	if err != nil {
-		event := Event{Type: EventWarning, Reason: kaasv1alpha1.ReasonRegistrationImpossible, Message: fmt.Sprintf(
-			"the cluster is not registered in Argo CD (namespace %s): %v", namespace, err)}
 		if observed == nil {
-			return nil, []Event{event}
+			return nil, []Event{{Type: EventWarning, Reason: kaasv1alpha1.ReasonRegistrationImpossible, Message: fmt.Sprintf(
+				"the cluster is not registered in Argo CD (namespace %s): %v", namespace, err)}}
 		}
-		return []Resource{{Name: ResourceArgoCDCluster, Object: LastApplied(observed), Disposable: true}}, []Event{event}
+		return []Resource{{Name: ResourceArgoCDCluster, Object: LastApplied(observed), Disposable: true}}, []Event{{Type: EventWarning,
+			Reason: kaasv1alpha1.ReasonRegistrationImpossible, Message: fmt.Sprintf(
+				"the cluster's Argo CD registration (namespace %s) stays as last applied: %v", namespace, err)}}
 	}
 	name := NativeName(req.Identity, 63)
+	if observed != nil {
+		name = observed.GetName()
+	}
 	labels := maps.Clone(req.Labels())
 	maps.Copy(labels, map[string]string{
-		LabelArgoCDSecretType: ArgoCDSecretTypeCluster,
-		LabelEnvironment:      env.Name,
-		LabelBackend:          string(env.Backend),
-		LabelRegion:           req.Environment.Region,
-		LabelTeamNamespace:    req.Identity.Namespace,
-		LabelKubernetesMinor:  minorOf(req.Cluster.Spec.Kubernetes.Version),
+		LabelArgoCDSecretType:        ArgoCDSecretTypeCluster,
+		envv1alpha1.LabelEnvironment: env.Name,
+		LabelBackend:                 string(env.Backend),
+		LabelRegion:                  req.Environment.Region,
+		LabelTeamNamespace:           req.Identity.Namespace,
+		LabelKubernetesMinor:         minorOf(req.Cluster.Spec.Kubernetes.Version),
 	})
+	// A value no label can carry (a region pinned before it was checked) is left out:
+	// Crossplane could not apply the Secret at all.
 	for k, v := range labels {
-		if v == "" {
+		if v == "" || len(validation.IsValidLabelValue(v)) > 0 {
 			delete(labels, k)
 		}
 	}
@@ -113,16 +119,11 @@ func argoCDClusterConfig(raw []byte) (string, []byte, error) {
 	if err := yaml.Unmarshal(raw, &kc); err != nil {
 		return "", nil, errors.New("the kubeconfig cannot be parsed as YAML")
 	}
-	clusterName, userName := "", ""
-	for _, c := range kc.Contexts {
-		if c.Name == kc.CurrentContext {
-			clusterName, userName = c.Context.Cluster, c.Context.User
-		}
-	}
+	clusterName, userName := kc.currentContext()
 	var cfg argoCDConfig
 	server := ""
 	for _, c := range kc.Clusters {
-		if c.Name == clusterName || (clusterName == "" && len(kc.Clusters) == 1) {
+		if isCurrent(c.Name, clusterName, len(kc.Clusters)) {
 			server = c.Cluster.Server
 			cfg.TLSClientConfig.CAData = c.Cluster.CertificateAuthorityData
 			cfg.TLSClientConfig.Insecure = c.Cluster.InsecureSkipTLSVerify
@@ -130,7 +131,7 @@ func argoCDClusterConfig(raw []byte) (string, []byte, error) {
 	}
 	found := false
 	for _, u := range kc.Users {
-		if u.Name != userName && !(userName == "" && len(kc.Users) == 1) {
+		if !isCurrent(u.Name, userName, len(kc.Users)) {
 			continue
 		}
 		found = true
@@ -138,12 +139,16 @@ func argoCDClusterConfig(raw []byte) (string, []byte, error) {
 			return "", nil, errors.New("its kubeconfig signs in with a program (exec or auth-provider), which Argo CD cannot run; deliver client certificates or a token")
 		}
 		cfg.BearerToken = u.User.Token
-		cfg.TLSClientConfig.CertData, cfg.TLSClientConfig.KeyData = u.User.ClientCertificateData, u.User.ClientKeyData
+		// A certificate without its key (or the reverse) is no credential: Argo CD would
+		// refuse the pair, so only both are passed on.
+		if u.User.ClientCertificateData != "" && u.User.ClientKeyData != "" {
+			cfg.TLSClientConfig.CertData, cfg.TLSClientConfig.KeyData = u.User.ClientCertificateData, u.User.ClientKeyData
+		}
 	}
 	switch {
 	case server == "":
 		return "", nil, errors.New("its kubeconfig names no server for its current context")
-	case !found || (cfg.BearerToken == "" && (cfg.TLSClientConfig.CertData == "" || cfg.TLSClientConfig.KeyData == "")):
+	case !found || (cfg.BearerToken == "" && cfg.TLSClientConfig.CertData == ""):
 		return "", nil, errors.New("its kubeconfig holds neither a token nor a client certificate with its key inline (client-certificate-data, client-key-data)")
 	}
 	config, err := json.Marshal(cfg)
@@ -167,13 +172,12 @@ func validateArgoCDRegistration(data *field.Path, env *Environment) field.ErrorL
 		return nil
 	}
 	var errs field.ErrorList
-	p := data.Child("argoCD", "namespace")
-	if env.ArgoCD.Namespace == "" {
+	switch p, ns := data.Child("argoCD", "namespace"), env.ArgoCD.Namespace; {
+	case ns == "":
 		errs = append(errs, field.Required(p, "the namespace Argo CD runs in, such as argocd"))
-	}
-	for _, msg := range validation.IsDNS1123Label(env.ArgoCD.Namespace) {
-		if env.ArgoCD.Namespace != "" {
-			errs = append(errs, field.Invalid(p, env.ArgoCD.Namespace, msg))
+	default:
+		for _, msg := range validation.IsDNS1123Label(ns) {
+			errs = append(errs, field.Invalid(p, ns, msg))
 		}
 	}
 	for _, msg := range validation.IsValidLabelValue(env.Region) {

@@ -71,7 +71,7 @@ func registrationEnvironments(argoCD map[string]any) map[string][]*unstructured.
 // argoCDSecret is the cluster Secret a registration composes, as Argo CD documents it.
 func argoCDSecret(name, namespace, identityNamespace, server, config string) *unstructured.Unstructured {
 	labels := map[string]any{
-		LabelCluster: name, LabelIdentity: Identity{Namespace: identityNamespace, Name: "demo"}.Hash(),
+		LabelCluster: "demo-dfqog7", LabelIdentity: Identity{Namespace: identityNamespace, Name: "demo"}.Hash(),
 		"argocd.argoproj.io/secret-type": "cluster",
 		"kaas.scs.community/environment": "regionone", "kaas.scs.community/backend": "fake",
 		"kaas.scs.community/region": "RegionOne", "kaas.scs.community/kubernetes-minor": "1.34",
@@ -95,17 +95,33 @@ func TestRegisterArgoCD(t *testing.T) {
 		xr.Labels = map[string]string{LabelClaimNamespace: "team-a", LabelClaimName: "demo"}
 		return xr
 	}
-	observedIn := func(namespace string) map[string]ObservedResource {
-		u := registered.DeepCopy()
-		u.SetNamespace(namespace)
+	// stale is a registration made earlier, under a name and in a namespace of its own,
+	// whose server and credentials have changed since.
+	stale := argoCDSecret("older-name", "argocd", "team-a", "https://old.example:6443", `{"bearerToken":"OLD-SECRET"}`)
+	observedStale := func() map[string]ObservedResource {
+		u := stale.DeepCopy()
 		u.SetUID("u1")
 		return map[string]ObservedResource{ResourceArgoCDCluster: {Object: u}}
 	}
-	keptIn := func(namespace string) *unstructured.Unstructured {
-		u := registered.DeepCopy()
-		u.SetNamespace(namespace)
-		return u
-	}
+	renewed := argoCDSecret("older-name", "argocd", "team-a", "https://demo.example:6443", certConfig)
+	const (
+		otherContextKubeconfig = `apiVersion: v1
+kind: Config
+current-context: gone
+clusters:
+- {name: a, cluster: {server: "https://a.example:6443"}}
+- {name: b, cluster: {server: "https://b.example:6443"}}
+users:
+- {name: admin, user: {token: SECRET-TOKEN}}
+`
+		tokenAndHalfACertKubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- {name: demo, cluster: {server: "https://demo.example:6443"}}
+users:
+- {name: admin, user: {token: SECRET-TOKEN, client-certificate-data: Q0VSVC1EQVRB}}
+`
+	)
 
 	cases := map[string]struct {
 		cluster    *kaasv1alpha1.XSCSCluster
@@ -117,7 +133,7 @@ func TestRegisterArgoCD(t *testing.T) {
 		want      *unstructured.Unstructured
 		wantEvent string
 	}{
-		"NotWithoutTheEnvironmentsWord": {cluster: claim(), ready: true, kubeconfig: certKubeconfig},
+		"NotWhenTheEnvironmentHasNoArgoCD": {cluster: claim(), ready: true, kubeconfig: certKubeconfig},
 		"NotBeforeTheClusterIsReady":    {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, kubeconfig: certKubeconfig},
 		"AClaimInTheEnvironmentsNamespace": {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, ready: true, kubeconfig: certKubeconfig,
 			want: registered},
@@ -127,12 +143,19 @@ func TestRegisterArgoCD(t *testing.T) {
 			want: argoCDSecret("demo-dfqog7", "argocd", "team-a", "https://demo.example:6443", `{"bearerToken":"SECRET-TOKEN","tlsClientConfig":{"insecure":true}}`)},
 		"AnExecKubeconfigIsNotRegistered": {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, ready: true, kubeconfig: execKubeconfig,
 			wantEvent: "the cluster is not registered in Argo CD (namespace argocd): its kubeconfig signs in with a program (exec or auth-provider), which Argo CD cannot run; deliver client certificates or a token"},
-		"StaysWhereItWasMade": {cluster: claim(), argoCD: map[string]any{"namespace": "gitops"}, ready: true, kubeconfig: certKubeconfig,
-			observed: observedIn("argocd"), want: registered},
+		"ATokenWithHalfACertificate": {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, ready: true, kubeconfig: tokenAndHalfACertKubeconfig,
+			want: argoCDSecret("demo-dfqog7", "argocd", "team-a", "https://demo.example:6443", `{"bearerToken":"SECRET-TOKEN","tlsClientConfig":{"insecure":false}}`)},
+		"ACurrentContextThatIsNotThere": {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, ready: true, kubeconfig: otherContextKubeconfig,
+			wantEvent: "the cluster is not registered in Argo CD (namespace argocd): its kubeconfig names no server for its current context"},
+		"StaysWhereItWasMadeRenewed": {cluster: claim(), argoCD: map[string]any{"namespace": "gitops"}, ready: true, kubeconfig: certKubeconfig,
+			observed: observedStale(), want: renewed},
 		"StaysWhenTheEnvironmentStopsRegistering": {cluster: claim(), ready: true, kubeconfig: certKubeconfig,
-			observed: observedIn("argocd"), want: registered},
+			observed: observedStale(), want: renewed},
 		"StaysAsItWasWhileNoKubeconfigIsDelivered": {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"},
-			observed: observedIn("argocd"), want: keptIn("argocd")},
+			observed: observedStale(), want: stale},
+		"StaysAsItWasWhenTheKubeconfigCannotBeUsed": {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, ready: true, kubeconfig: execKubeconfig,
+			observed: observedStale(), want: stale,
+			wantEvent: "the cluster's Argo CD registration (namespace argocd) stays as last applied: its kubeconfig signs in with a program (exec or auth-provider), which Argo CD cannot run; deliver client certificates or a token"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -206,7 +206,7 @@ func TestEnvironmentEditsChangeNoCluster(t *testing.T) {
 					// The add-ons' Flux objects follow the catalog: a new tag reaches every
 					// cluster (docs/addons.md#what-follows-the-environment); what is
 					// installed is never taken back (checkNothingTakenBack).
-					if strings.HasPrefix(name, "addon-") {
+					if strings.HasPrefix(name, "addon-") && strings.HasPrefix(e.path, "addons") {
 						continue
 					}
 					if was[name] != now[name] {

@@ -345,7 +345,7 @@ type Addon struct {
 	// +optional
 	Description string `json:"description,omitempty"`
 
-	// Source is where the manifests are: exactly one of oci and git.
+	// Source is where the manifests are: exactly one of oci, git and sourceRef.
 	Source AddonSource `json:"source"`
 
 	// Namespace the add-on's namespaced objects go to when they name none (Flux's

@@ -69,8 +69,9 @@ const (
 	ReasonNoKubeconfigSecret = "NoKubeconfigSecret"
 	// ReasonAddonRetained (an event): an installed add-on left the catalog and stays.
 	ReasonAddonRetained = "AddonRetained"
-	// ReasonRegistrationImpossible (an event): the delivered kubeconfig signs in with a
-	// program or a file, which Argo CD cannot be handed, so the cluster is not registered.
+	// ReasonRegistrationImpossible (an event): the delivered kubeconfig cannot be handed to
+	// Argo CD (it signs in with a program, or names no server or inline credentials), so the
+	// cluster is not registered, or its registration stays as last applied.
 	ReasonRegistrationImpossible = "RegistrationImpossible"
 )
 

@@ -49,7 +49,8 @@ type provider struct {
 	// zones are the zone labels of the nodes of every cluster.
 	zones map[string]string
 	// addons is what every Ready cluster reports of its add-ons: "applied", "failing",
-	// "inconsistent" (AddonsReady True, an add-on not applied) or "" (none offered).
+	// "inconsistent" (AddonsReady True, an add-on not applied), "optional" (offered, none
+	// enforced or default) or "" (none offered).
 	addons string
 	// onCreate is called after a cluster is created.
 	onCreate func(name string)
@@ -65,6 +66,8 @@ func (p *provider) addonsStatus() ([]any, map[string]any) {
 	case "failing":
 		return []any{hello, map[string]any{"name": "web", "message": "ArtifactFailed: not found"}},
 			map[string]any{"type": "AddonsReady", "status": "False", "reason": "ArtifactFailed", "message": "add-ons not ready: web: ArtifactFailed: not found"}
+	case "optional":
+		return nil, map[string]any{"type": "AddonsReady", "status": "True", "reason": "NoAddons", "message": "the cluster has no add-ons"}
 	case "inconsistent":
 		return []any{hello, map[string]any{"name": "web"}},
 			map[string]any{"type": "AddonsReady", "status": "True", "reason": "AddonsApplied"}
@@ -401,15 +404,21 @@ func TestRunFails(t *testing.T) {
 	}
 }
 
-// An environment without add-ons skips the add-on check, saying why, and the run passes.
+// An environment without add-ons, or with optional ones only, skips the add-on check,
+// saying why, and the run passes.
 func TestRunWithoutAddons(t *testing.T) {
-	p := newProvider(t, environmentConfig(t, `["1.34"]`))
-	p.addons = ""
-	out := runKit(context.Background(), t, p.kit("1.34"))
-	if r := result(out, "addons-1.34"); r.Verdict != Skipped || r.Message != "the environment offers no add-ons: the cluster has no AddonsReady condition" {
-		t.Errorf("addons-1.34 = %s: %q", r.Verdict, r.Message)
-	}
-	if !out.Passed() {
-		t.Errorf("run did not pass:\n%s", messages(out))
+	for addons, want := range map[string]string{
+		"":         "the environment offers no add-ons: the cluster has no AddonsReady condition",
+		"optional": "the environment's add-ons are all optional: none is enforced or on by default, so the cluster has none",
+	} {
+		p := newProvider(t, environmentConfig(t, `["1.34"]`))
+		p.addons = addons
+		out := runKit(context.Background(), t, p.kit("1.34"))
+		if r := result(out, "addons-1.34"); r.Verdict != Skipped || r.Message != want {
+			t.Errorf("addons %q: addons-1.34 = %s: %q, want skipped: %q", addons, r.Verdict, r.Message, want)
+		}
+		if !out.Passed() {
+			t.Errorf("addons %q: run did not pass:\n%s", addons, messages(out))
+		}
 	}
 }
