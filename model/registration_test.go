@@ -134,7 +134,7 @@ users:
 		wantEvent string
 	}{
 		"NotWhenTheEnvironmentHasNoArgoCD": {cluster: claim(), ready: true, kubeconfig: certKubeconfig},
-		"NotBeforeTheClusterIsReady":    {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, kubeconfig: certKubeconfig},
+		"NotBeforeTheClusterIsReady":       {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, kubeconfig: certKubeconfig},
 		"AClaimInTheEnvironmentsNamespace": {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, ready: true, kubeconfig: certKubeconfig,
 			want: registered},
 		"ANamespacedCompositeInItsOwn": {cluster: namespacedCluster(nil), argoCD: map[string]any{"namespace": "argocd"}, ready: true, kubeconfig: certKubeconfig,
