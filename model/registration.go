@@ -151,7 +151,7 @@ func argoCDClusterConfig(raw []byte) (string, []byte, error) {
 	case !found || (cfg.BearerToken == "" && cfg.TLSClientConfig.CertData == ""):
 		return "", nil, errors.New("its kubeconfig holds neither a token nor a client certificate with its key inline (client-certificate-data, client-key-data)")
 	}
-	config, err := json.Marshal(cfg)
+	config, err := json.Marshal(cfg) //nolint:gosec // G117: the credentials go into the Argo CD cluster Secret's data, and only there
 	if err != nil {
 		return "", nil, errors.New("the Argo CD config cannot be encoded")
 	}
@@ -172,8 +172,9 @@ func validateArgoCDRegistration(data *field.Path, env *Environment) field.ErrorL
 		return nil
 	}
 	var errs field.ErrorList
-	switch p, ns := data.Child("argoCD", "namespace"), env.ArgoCD.Namespace; {
-	case ns == "":
+	p, ns := data.Child("argoCD", "namespace"), env.ArgoCD.Namespace
+	switch ns {
+	case "":
 		errs = append(errs, field.Required(p, "the namespace Argo CD runs in, such as argocd"))
 	default:
 		for _, msg := range validation.IsDNS1123Label(ns) {
