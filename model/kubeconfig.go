@@ -42,7 +42,10 @@ type kubeconfig struct {
 		Cluster struct {
 			Server                   string `json:"server"`
 			CertificateAuthorityData string `json:"certificate-authority-data"`
+			CertificateAuthority     string `json:"certificate-authority"`
 			InsecureSkipTLSVerify    bool   `json:"insecure-skip-tls-verify"`
+			TLSServerName            string `json:"tls-server-name"`
+			ProxyURL                 string `json:"proxy-url"`
 		} `json:"cluster"`
 	} `json:"clusters"`
 }

@@ -102,14 +102,16 @@ func registerArgoCD(in Input, req *Request, env *Environment, obs *Observation) 
 // argoCDConfig is the config key of an Argo CD cluster Secret.
 type argoCDConfig struct {
 	BearerToken     string          `json:"bearerToken,omitempty"`
+	ProxyURL        string          `json:"proxyUrl,omitempty"`
 	TLSClientConfig argoCDTLSConfig `json:"tlsClientConfig"`
 }
 
 type argoCDTLSConfig struct {
-	Insecure bool   `json:"insecure"`
-	CAData   string `json:"caData,omitempty"`
-	CertData string `json:"certData,omitempty"`
-	KeyData  string `json:"keyData,omitempty"`
+	Insecure   bool   `json:"insecure"`
+	ServerName string `json:"serverName,omitempty"`
+	CAData     string `json:"caData,omitempty"`
+	CertData   string `json:"certData,omitempty"`
+	KeyData    string `json:"keyData,omitempty"`
 }
 
 // argoCDClusterConfig reads the server and the credentials of a kubeconfig's current context
@@ -124,9 +126,13 @@ func argoCDClusterConfig(raw []byte) (string, []byte, error) {
 	server := ""
 	for _, c := range kc.Clusters {
 		if isCurrent(c.Name, clusterName, len(kc.Clusters)) {
-			server = c.Cluster.Server
+			if c.Cluster.CertificateAuthority != "" {
+				return "", nil, errors.New("its kubeconfig names its CA by a file (certificate-authority), which Argo CD cannot read; deliver certificate-authority-data")
+			}
+			server, cfg.ProxyURL = c.Cluster.Server, c.Cluster.ProxyURL
 			cfg.TLSClientConfig.CAData = c.Cluster.CertificateAuthorityData
 			cfg.TLSClientConfig.Insecure = c.Cluster.InsecureSkipTLSVerify
+			cfg.TLSClientConfig.ServerName = c.Cluster.TLSServerName
 		}
 	}
 	found := false

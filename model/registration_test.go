@@ -114,6 +114,20 @@ clusters:
 users:
 - {name: admin, user: {token: SECRET-TOKEN}}
 `
+		serverNameAndProxyKubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- {name: demo, cluster: {server: "https://10.0.0.1:6443", tls-server-name: api.demo.example, proxy-url: "http://proxy.example:3128", certificate-authority-data: Q0EtREFUQQ==}}
+users:
+- {name: admin, user: {token: SECRET-TOKEN}}
+`
+		caFileKubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- {name: demo, cluster: {server: "https://demo.example:6443", certificate-authority: /etc/ca.crt}}
+users:
+- {name: admin, user: {token: SECRET-TOKEN}}
+`
 		tokenAndHalfACertKubeconfig = `apiVersion: v1
 kind: Config
 clusters:
@@ -145,6 +159,11 @@ users:
 			wantEvent: "the cluster is not registered in Argo CD (namespace argocd): its kubeconfig signs in with a program (exec or auth-provider), which Argo CD cannot run; deliver client certificates or a token"},
 		"ATokenWithHalfACertificate": {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, ready: true, kubeconfig: tokenAndHalfACertKubeconfig,
 			want: argoCDSecret("demo-dfqog7", "argocd", "team-a", "https://demo.example:6443", `{"bearerToken":"SECRET-TOKEN","tlsClientConfig":{"insecure":false}}`)},
+		"AServerNameAndAProxy": {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, ready: true, kubeconfig: serverNameAndProxyKubeconfig,
+			want: argoCDSecret("demo-dfqog7", "argocd", "team-a", "https://10.0.0.1:6443",
+				`{"bearerToken":"SECRET-TOKEN","proxyUrl":"http://proxy.example:3128","tlsClientConfig":{"insecure":false,"serverName":"api.demo.example","caData":"Q0EtREFUQQ=="}}`)},
+		"ACAByFileIsNotRegistered": {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, ready: true, kubeconfig: caFileKubeconfig,
+			wantEvent: "the cluster is not registered in Argo CD (namespace argocd): its kubeconfig names its CA by a file (certificate-authority), which Argo CD cannot read; deliver certificate-authority-data"},
 		"ACurrentContextThatIsNotThere": {cluster: claim(), argoCD: map[string]any{"namespace": "argocd"}, ready: true, kubeconfig: otherContextKubeconfig,
 			wantEvent: "the cluster is not registered in Argo CD (namespace argocd): its kubeconfig names no server for its current context"},
 		"StaysWhereItWasMadeRenewed": {cluster: claim(), argoCD: map[string]any{"namespace": "gitops"}, ready: true, kubeconfig: certKubeconfig,
