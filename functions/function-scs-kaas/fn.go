@@ -18,7 +18,9 @@ import (
 )
 
 // Response TTLs: the net for changes no watch reports and for events Crossplane's circuit
-// breaker drops (docs/reliability.md); a minute once Ready costs little (docs/scale.md).
+// breaker drops (docs/reliability.md); a minute once Ready costs little (docs/scale.md), as
+// long as Crossplane hears of the composite's changes. While its watch circuit is open, a
+// Ready composite keeps the short TTL: Crossplane drops the events of a team's edit too.
 const (
 	ttlConverging = 10 * time.Second
 	ttlReady      = time.Minute
@@ -109,7 +111,7 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionR
 		// encodeOutput changed nothing: the desired state is still what came in.
 		return refuse(rsp, kaasv1alpha1.ReasonRenderFailed, err), facts
 	}
-	if out.Observation.Ready {
+	if out.Observation.Ready && !watchCircuitOpen(req) {
 		rsp.Meta.Ttl = durationpb.New(ttlReady)
 	}
 	f.log.Debug("Rendered", "xr", xr, "backend", out.Environment.Backend, "environment", out.Environment.Name,
@@ -120,6 +122,21 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionR
 	}
 	facts.notReadyFor = notReadyFor(req, in.Now)
 	return rsp, facts
+}
+
+// watchCircuitOpen says whether Crossplane's circuit breaker drops the composite's watch
+// events now: Crossplane marks its Responsive condition False (WatchCircuitOpen) before it
+// calls the function. A composite with add-ons opens it as Flux writes its objects' status
+// while they install, and it stays open for minutes (docs/addons.md#time-to-ready).
+func watchCircuitOpen(req *fnv1.RunFunctionRequest) bool {
+	status := req.GetObserved().GetComposite().GetResource().GetFields()["status"].GetStructValue()
+	for _, c := range status.GetFields()["conditions"].GetListValue().GetValues() {
+		f := c.GetStructValue().GetFields()
+		if f["type"].GetStringValue() == "Responsive" {
+			return f["status"].GetStringValue() == "False" && f["reason"].GetStringValue() == "WatchCircuitOpen"
+		}
+	}
+	return false
 }
 
 // The SDK's request and response packages are not used: they import controller-runtime, for

@@ -299,16 +299,33 @@ func TestRunFunctionIsDeterministic(t *testing.T) {
 	}
 }
 
-// TestRunFunctionTTL: a ready cluster is checked less often than one on its way.
+// TestRunFunctionTTL: a ready cluster is checked less often than one on its way, unless
+// Crossplane drops its watch events.
 func TestRunFunctionTTL(t *testing.T) {
 	xr := readObject(t, exampleXR)
 	envs := readObjects(t, exampleEnvironment)
+	responsive := func(status, reason string) *fnv1.RunFunctionRequest {
+		req := gardenerReady(t)
+		composite := req.GetObserved().GetComposite().GetResource().AsMap()
+		xrStatus, _ := composite["status"].(map[string]any)
+		if xrStatus == nil {
+			xrStatus = map[string]any{}
+			composite["status"] = xrStatus
+		}
+		conditions, _ := xrStatus["conditions"].([]any)
+		xrStatus["conditions"] = append(conditions, map[string]any{"type": "Responsive", "status": status, "reason": reason})
+		req.Observed.Composite.Resource = mustStruct(t, composite)
+		return req
+	}
 	cases := map[string]struct {
 		req  *fnv1.RunFunctionRequest
 		want time.Duration
 	}{
 		"Provisioning": {req: requestFor(t, xr, envs), want: ttlConverging},
 		"Ready":        {req: gardenerReady(t), want: ttlReady},
+		// The team's edits wait for the TTL while the circuit is open.
+		"ReadyWatchCircuitOpen":   {req: responsive("False", "WatchCircuitOpen"), want: ttlConverging},
+		"ReadyWatchCircuitClosed": {req: responsive("True", "WatchCircuitClosed"), want: ttlReady},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
