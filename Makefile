@@ -255,11 +255,13 @@ e2e: $(E2E_TOOLS) tools-cosign python-deps package ## End-to-end tests on live l
 test-playground: tools-controlplane ## The README's first commands as a newcomer runs them: demo, simulate, conformance, down, and nothing left behind.
 	cd test/e2e && SCS_KAAS_PLAYGROUND_TEST=1 go test -count=1 -timeout=45m -v -run '^TestPlayground$$' ./cmd/playground/
 
-# make scale SCALE=50,150,300: the claim counts one control plane grows to, step by step.
+# make scale SCALE=50,150,300: the claim counts one control plane grows to, step by step;
+# ADDONS=1: every cluster also gets the two example add-ons from Flux's real controllers.
 SCALE ?= 50,150,300
+ADDONS ?=
 .PHONY: scale
-scale: tools-controlplane package ## Grow one control plane to SCALE claims over three backends and measure each step (docs/scale.md); not part of make test.
-	cd test/e2e && SCS_KAAS_E2E=1 SCS_KAAS_E2E_SCALE=$(SCALE) go test -count=1 -p=1 -timeout=180m -v -run '^TestScale$$' .
+scale: tools-controlplane tools-flux package ## Grow one control plane to SCALE claims over three backends and measure each step (docs/scale.md; ADDONS=1 with add-ons); not part of make test.
+	cd test/e2e && SCS_KAAS_E2E=1 SCS_KAAS_E2E_SCALE=$(SCALE) SCS_KAAS_E2E_SCALE_ADDONS=$(ADDONS) go test -count=1 -p=1 -timeout=180m -v -run '^TestScale$$' .
 
 .PHONY: faults
 faults: tools-controlplane package ## Every fault case on a live control plane, the slow ones included (docs/reliability.md); make e2e runs the quick ones.

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/SovereignCloudStack/scs-kaas/model"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
@@ -34,6 +35,12 @@ const scaleDeadline = 15 * time.Minute
 // changing, the function's calls per minute and the CPU and peak memory of the function,
 // Crossplane and the API server. It logs a "SCALE" line per step (docs/scale.md has the
 // table). It is bounded in count and time and not part of make test.
+//
+// With SCS_KAAS_E2E_SCALE_ADDONS=1 (make scale ADDONS=1) every environment offers the two
+// example add-ons, which Flux's real controllers install on every cluster, and a step also
+// waits until every new claim's add-ons are Ready (AddonsReady) and measures Flux's
+// controllers. Two cores cannot run a workload API server per cluster: one stands in for
+// every cluster, each add-on's objects named after its cluster by the substitutions.
 func TestScale(t *testing.T) {
 	needEnv(t)
 	counts := scaleCounts(t)
@@ -41,7 +48,14 @@ func TestScale(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 170*time.Minute)
 	defer cancel()
 
+	withAddons := os.Getenv("SCS_KAAS_E2E_SCALE_ADDONS") == "1"
+	var sim *backendsim.Simulator
+	if withAddons {
+		sim = startScaleAddons(ctx, t)
+	}
 	cli := newCLI(t)
+	// What the control plane stores before the first claim: its own objects, not the claims'.
+	baseline := storedObjectCount(ctx, t)
 	var all []scaleClaim
 	for _, n := range counts {
 		ok := t.Run(fmt.Sprintf("%d claims", n), func(t *testing.T) {
@@ -50,12 +64,19 @@ func TestScale(t *testing.T) {
 			}
 			fresh := make([]scaleClaim, 0, n-len(all))
 			for i := len(all); i < n; i++ {
-				fresh = append(fresh, newScaleClaim(i))
+				fresh = append(fresh, newScaleClaim(i, withAddons))
 			}
 			all = append(all, fresh...)
 
+			// The simulator plays until the step's add-ons are Ready, not in the steady
+			// state: its reads would count as the control plane's load.
+			stop := func() {}
+			if sim != nil {
+				stop = playBackends(sim)
+			}
+			defer stop()
 			start := time.Now()
-			forEach(t, fresh, func(t *testing.T, c scaleClaim) { apply(ctx, t, newClaimIn(c.namespace, c.name, c.spec())) })
+			forEach(t, fresh, func(t *testing.T, c scaleClaim) { apply(ctx, t, c.claim()) })
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.waitNative(ctx, t) })
 			exist := time.Since(start)
 
@@ -63,11 +84,18 @@ func TestScale(t *testing.T) {
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.reportSuccess(ctx, t) })
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.waitReady(ctx, t) })
 			ready := time.Since(start)
+			addons := ""
+			if withAddons {
+				start = time.Now()
+				forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.waitAddonsReady(ctx, t) })
+				addons = fmt.Sprintf(", and their add-ons Ready %.1fs later", time.Since(start).Seconds())
+				stop()
+			}
 
-			steady := measureSteady(ctx, t, scaleSteady, len(all))
+			steady := measureSteady(ctx, t, scaleSteady, len(all), baseline)
 			fleet := fleetReport(ctx, t, cli, len(all))
-			t.Logf("SCALE %d claims (%d new): every native object in %.1fs, every new claim Ready %.1fs after the backends reported success; steady state: %s; %s",
-				len(all), len(fresh), exist.Seconds(), ready.Seconds(), steady, fleet)
+			t.Logf("SCALE %d claims (%d new): every native object in %.1fs, every new claim Ready %.1fs after the backends reported success%s; steady state: %s; %s",
+				len(all), len(fresh), exist.Seconds(), ready.Seconds(), addons, steady, fleet)
 		})
 		if !ok {
 			break // the next step would measure a control plane that failed this one
@@ -98,15 +126,35 @@ func scaleCounts(t *testing.T) []int {
 type scaleClaim struct {
 	name, namespace, backend string
 	native                   *string
+	// addons: the claim delivers a kubeconfig Secret, and the simulator plays its backend
+	// with the workload API server that its add-ons are installed on.
+	addons bool
 }
 
-func newScaleClaim(i int) scaleClaim {
+func newScaleClaim(i int, addons bool) scaleClaim {
 	ns := claimNamespace
 	if i%2 == 1 {
 		ns = otherTeamNamespace
 	}
 	backend := []string{"gardener", "clusterstack", "magnum"}[i%3]
-	return scaleClaim{name: fmt.Sprintf("s%s-%03d", backend[:1], i), namespace: ns, backend: backend, native: new(string)}
+	return scaleClaim{name: fmt.Sprintf("s%s-%03d", backend[:1], i), namespace: ns, backend: backend, native: new(string), addons: addons}
+}
+
+// scaleAddonsLabel marks the claims of a scale run with add-ons, whose backends the
+// simulator plays.
+const scaleAddonsLabel = "kaas.scs.community/scale-addons"
+
+// claim is the claim to apply.
+func (c scaleClaim) claim() *unstructured.Unstructured {
+	spec := c.spec()
+	if !c.addons {
+		return newClaimIn(c.namespace, c.name, spec)
+	}
+	// Flux reaches the cluster with the delivered kubeconfig.
+	spec["writeConnectionSecretToRef"] = map[string]any{"name": c.name + "-kubeconfig"}
+	claim := newClaimIn(c.namespace, c.name, spec)
+	claim.SetLabels(map[string]string{scaleAddonsLabel: "true"})
+	return claim
 }
 
 // spec is a small cluster: one pool, so that the count measures clusters, not pools.
@@ -164,9 +212,13 @@ func (c scaleClaim) waitReady(ctx context.Context, t *testing.T) {
 	})
 }
 
-// reportSuccess writes what the backend would report for a healthy cluster.
+// reportSuccess writes what the backend would report for a healthy cluster. With add-ons
+// the simulator (startScaleAddons) does, with the workload API server as the cluster.
 func (c scaleClaim) reportSuccess(ctx context.Context, t *testing.T) {
 	t.Helper()
+	if c.addons {
+		return
+	}
 	switch c.backend {
 	case "clusterstack":
 		clusterStackReady(ctx, t, *c.native)
@@ -177,6 +229,61 @@ func (c scaleClaim) reportSuccess(ctx context.Context, t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// waitAddonsReady waits until Flux has applied every add-on of the claim and its health
+// checks pass (the web Deployment available).
+func (c scaleClaim) waitAddonsReady(ctx context.Context, t *testing.T) {
+	t.Helper()
+	waitFor(ctx, t, scaleDeadline, "add-ons of "+c.namespace+"/"+c.name+" Ready", func(ctx context.Context) (bool, error) {
+		claim, err := claimsIn(c.namespace).Get(ctx, c.name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		cond := model.ConditionOf(claim, "AddonsReady")
+		if cond.Status != "True" {
+			return false, fmt.Errorf("AddonsReady %v", cond)
+		}
+		return true, addonNames("hello", "web")(claim)
+	})
+}
+
+// startScaleAddons runs Flux, gives every environment the example add-ons, and returns the
+// simulator that plays every backend of the run's claims with one workload API server.
+func startScaleAddons(ctx context.Context, t *testing.T) *backendsim.Simulator {
+	t.Helper()
+	n, err := env.OfferExampleAddons(ctx, []string{claimNamespace, otherTeamNamespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.StopProcess("kustomize-controller")
+		_ = env.StopProcess("source-controller")
+	})
+	workload, err := backendsim.StartWorkload(ctx, env, "scale-workload", "az1", "az2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d environments offer the example add-ons hello and web; one workload API server stands in for every cluster", n)
+	return &backendsim.Simulator{
+		Crossplane: backendsim.Clients{Kube: cp.Client, Dynamic: cp.Dynamic},
+		Garden:     backendsim.Clients{Kube: garden.Client, Dynamic: garden.Dynamic},
+		Workloads: backendsim.Workloads{backendsim.BackendGardener: workload, backendsim.BackendClusterStack: workload,
+			backendsim.BackendMagnum: workload},
+		Selector: scaleAddonsLabel,
+		Logf:     logf,
+	}
+}
+
+// playBackends runs the simulator until stop, which may be called more than once.
+func playBackends(sim *backendsim.Simulator) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sim.Run(ctx, 2*time.Second)
+	}()
+	return func() { cancel(); <-done }
 }
 
 // forEach runs do for every claim, eight at a time (a controller's worth of callers), as
@@ -213,10 +320,15 @@ func forEach(t *testing.T, claims []scaleClaim, do func(*testing.T, scaleClaim))
 // measureSteady samples the function's call count and the CPU time and peak memory of the
 // function, Crossplane and the Crossplane cluster's API server over d, with nothing
 // changing, and describes them.
-func measureSteady(ctx context.Context, t *testing.T, d time.Duration, claims int) string {
+func measureSteady(ctx context.Context, t *testing.T, d time.Duration, claims int, baseline float64) string {
 	t.Helper()
 	procs := []string{"function", "crossplane", "kube-apiserver-crossplane", "etcd-crossplane", "provider-kubernetes"}
 	pids := env.PIDs()
+	for _, flux := range []string{"source-controller", "kustomize-controller"} {
+		if pids[flux] != 0 {
+			procs = append(procs, flux)
+		}
+	}
 	calls0 := functionCalls(ctx, t)
 	cpu0 := map[string]float64{}
 	for _, p := range procs {
@@ -233,6 +345,7 @@ func measureSteady(ctx context.Context, t *testing.T, d time.Duration, claims in
 		out = append(out, fmt.Sprintf("%s %.0f%% CPU, peak %d MiB", p, 100*(cpuSeconds(t, pids[p])-cpu0[p])/d.Seconds(), peakMiB(t, pids[p])))
 	}
 	out = append(out, fmt.Sprintf("kube-apiserver-crossplane %.1f MiB per claim", float64(peakMiB(t, pids["kube-apiserver-crossplane"]))/float64(claims)))
+	out = append(out, storedObjects(ctx, t, claims, baseline))
 	metrics := functionMetrics(ctx, t)
 	for _, backend := range []string{"gardener", "clusterstack", "magnum"} {
 		label := `backend="` + backend + `"`
@@ -240,6 +353,35 @@ func measureSteady(ctx context.Context, t *testing.T, d time.Duration, claims in
 		out = append(out, fmt.Sprintf("function mean call on %s %.2f ms over %.0f calls", backend, 1000*sum/count, count))
 	}
 	return strings.Join(out, "; ")
+}
+
+// storedObjects describes the objects the Crossplane cluster's API server stores, in all and
+// per claim beyond the baseline, and those of the kinds add-ons add (apiserver_storage_objects).
+func storedObjects(ctx context.Context, t *testing.T, claims int, baseline float64) string {
+	t.Helper()
+	metrics := apiServerMetrics(ctx, t)
+	all := metricValue(metrics, "apiserver_storage_objects", "")
+	out := fmt.Sprintf("%.0f objects stored, %.1f per claim beyond the %.0f before the first", all, (all-baseline)/float64(claims), baseline)
+	for _, kind := range []string{"kustomizations.kustomize.toolkit.fluxcd.io", "ocirepositories.source.toolkit.fluxcd.io", "secrets"} {
+		out += fmt.Sprintf(", %s %.0f", kind, metricValue(metrics, "apiserver_storage_objects", `resource="`+kind+`"`))
+	}
+	return out
+}
+
+// storedObjectCount is the number of objects the Crossplane cluster's API server stores.
+func storedObjectCount(ctx context.Context, t *testing.T) float64 {
+	t.Helper()
+	return metricValue(apiServerMetrics(ctx, t), "apiserver_storage_objects", "")
+}
+
+// apiServerMetrics is what the Crossplane cluster's API server's /metrics serves now.
+func apiServerMetrics(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	raw, err := cp.Client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		t.Fatalf("reading the API server's metrics: %v", err)
+	}
+	return string(raw)
 }
 
 // fleetReport runs kubectl scs fleet over every claim, as a platform team would, checks it
