@@ -66,19 +66,20 @@ func TestScale(t *testing.T) {
 			}
 			all = append(all, fresh...)
 
-			// The workload's Deployments are played available until the step's add-ons are
-			// Ready, not in the steady state: its reads would count as the control plane's.
-			stop := func() {}
-			if sim != nil {
-				stop = playDeployments(sim)
-			}
-			defer stop()
 			start := time.Now()
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { apply(ctx, t, c.claim()) })
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.waitNative(ctx, t) })
 			exist := time.Since(start)
 
 			start = time.Now()
+			// With add-ons the simulator reports success and plays the workload's Deployments
+			// until the step's add-ons are Ready, not in the steady state: its reads would
+			// count as the control plane's.
+			stop := func() {}
+			if sim != nil {
+				stop = playBackends(sim, fresh)
+			}
+			defer stop()
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.reportSuccess(ctx, t) })
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.waitReady(ctx, t) })
 			ready := time.Since(start)
@@ -182,18 +183,10 @@ func (c scaleClaim) waitNative(ctx context.Context, t *testing.T) {
 }
 
 // waitReady waits until the claim is Ready and, while it is not, says what its composite
-// shows: under load the composite may be Ready long before the claim hears of it. In a run
-// with add-ons, the simulator plays the claim's backend on each look, one claim at a time
-// as the other backends' success is reported (a LIST of every claim each round times out
-// on an API server this busy).
+// shows: under load the composite may be Ready long before the claim hears of it.
 func (c scaleClaim) waitReady(ctx context.Context, t *testing.T) {
 	t.Helper()
 	waitFor(ctx, t, scaleDeadline, "claim "+c.namespace+"/"+c.name+" Ready", func(ctx context.Context) (bool, error) {
-		if c.sim != nil {
-			if err := c.sim.StepCluster(ctx, c.namespace, c.name); err != nil {
-				return false, fmt.Errorf("playing its backend: %w", err)
-			}
-		}
 		claim, err := claimsIn(c.namespace).Get(ctx, c.name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -213,7 +206,7 @@ func (c scaleClaim) waitReady(ctx context.Context, t *testing.T) {
 }
 
 // reportSuccess writes what the backend would report for a healthy cluster. With add-ons
-// the simulator does (waitReady), with the workload API server as the cluster.
+// the simulator does (playBackends), with the workload API server as the cluster.
 func (c scaleClaim) reportSuccess(ctx context.Context, t *testing.T) {
 	t.Helper()
 	if c.sim != nil {
@@ -274,16 +267,26 @@ func startScaleAddons(ctx context.Context, t *testing.T) *backendsim.Simulator {
 	}
 }
 
-// playDeployments plays the workload's Deployments available, as its kubelets and
-// Deployment controller would, until stop, which may be called more than once.
-func playDeployments(sim *backendsim.Simulator) (stop func()) {
+// playBackends plays, round after round until stop (which may be called more than once),
+// the backends of the claims, one claim at a time (a LIST of hundreds of claims times out
+// on an API server this busy), and the workload's Deployments available, as its kubelets
+// and Deployment controller would.
+func playBackends(sim *backendsim.Simulator, claims []scaleClaim) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		tick := time.NewTicker(2 * time.Second)
 		defer tick.Stop()
+		failed := map[string]string{}
 		for {
+			for _, c := range claims {
+				err := sim.StepCluster(ctx, c.namespace, c.name)
+				if msg := fmt.Sprint(err); err != nil && ctx.Err() == nil && failed[c.name] != msg {
+					logf("playing the backend of %s/%s: %v", c.namespace, c.name, err)
+				}
+				failed[c.name] = fmt.Sprint(err)
+			}
 			if err := sim.Workloads[backendsim.BackendGardener].PlayDeployments(ctx); err != nil && ctx.Err() == nil {
 				logf("playing the workload's Deployments: %v", err)
 			}
