@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -66,20 +67,21 @@ func TestScale(t *testing.T) {
 			}
 			all = append(all, fresh...)
 
+			// With add-ons the simulator reports success and plays the workload's Deployments
+			// until the step's add-ons are Ready, not in the steady state: its reads would
+			// count as the control plane's. It starts before the claims: a Cluster API
+			// cluster's CA must be the workload's before Cluster API makes its own.
+			stop := func() {}
+			if sim != nil {
+				stop = playBackends(sim, fresh)
+			}
+			defer stop()
 			start := time.Now()
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { apply(ctx, t, c.claim()) })
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.waitNative(ctx, t) })
 			exist := time.Since(start)
 
 			start = time.Now()
-			// With add-ons the simulator reports success and plays the workload's Deployments
-			// until the step's add-ons are Ready, not in the steady state: its reads would
-			// count as the control plane's.
-			stop := func() {}
-			if sim != nil {
-				stop = playBackends(sim, fresh)
-			}
-			defer stop()
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.reportSuccess(ctx, t) })
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.waitReady(ctx, t) })
 			ready := time.Since(start)
@@ -282,6 +284,9 @@ func playBackends(sim *backendsim.Simulator, claims []scaleClaim) (stop func()) 
 		for {
 			for _, c := range claims {
 				err := sim.StepCluster(ctx, c.namespace, c.name)
+				if apierrors.IsNotFound(err) {
+					err = nil // not applied yet
+				}
 				if msg := fmt.Sprint(err); err != nil && ctx.Err() == nil && failed[c.name] != msg {
 					logf("playing the backend of %s/%s: %v", c.namespace, c.name, err)
 				}
