@@ -88,10 +88,12 @@ generate: ## Regenerate the DeepCopy methods and both flavours' XRDs from the Go
 
 ##@ Check
 
+# --allow-serial-runners: golangci-lint locks its cache; a second checkout's make test on the
+# same machine waits for the lock instead of failing with "parallel golangci-lint is running".
 .PHONY: lint
 lint: tools-golangci-lint vulncheck ## gofmt, go vet, the linters of .golangci.yml and the vulnerability gate on every module.
 	@bad=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
-	@for m in $(MODULES); do echo "golangci-lint ($$m)"; (cd $$m && $(GOLANGCI_LINT) run --config=$(CURDIR)/.golangci.yml ./...); done
+	@for m in $(MODULES); do echo "golangci-lint ($$m)"; (cd $$m && $(GOLANGCI_LINT) run --allow-serial-runners --config=$(CURDIR)/.golangci.yml ./...); done
 
 # The vulnerability gate of make lint: fails when a module reaches a known vulnerability,
 # its own code or a dependency's, the standard library's included (docs/security.md).
