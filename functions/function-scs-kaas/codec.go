@@ -103,17 +103,24 @@ func encodeDesired(req *fnv1.RunFunctionRequest, out *model.Output, namespaced b
 
 // notReadyFor is how long the composite has not been Ready; zero while it is or says nothing.
 func notReadyFor(req *fnv1.RunFunctionRequest, now time.Time) time.Duration {
+	ready := observedCondition(req, "Ready")
+	if ready == nil || ready["status"].GetStringValue() == "True" {
+		return 0
+	}
+	since, err := time.Parse(time.RFC3339, ready["lastTransitionTime"].GetStringValue())
+	if err != nil || now.Before(since) {
+		return 0
+	}
+	return now.Sub(since)
+}
+
+// observedCondition is the fields of the observed composite's condition of type typ, or nil.
+func observedCondition(req *fnv1.RunFunctionRequest, typ string) map[string]*structpb.Value {
 	status := req.GetObserved().GetComposite().GetResource().GetFields()["status"].GetStructValue()
 	for _, c := range status.GetFields()["conditions"].GetListValue().GetValues() {
-		f := c.GetStructValue().GetFields()
-		if f["type"].GetStringValue() != "Ready" || f["status"].GetStringValue() == "True" {
-			continue
+		if f := c.GetStructValue().GetFields(); f["type"].GetStringValue() == typ {
+			return f
 		}
-		since, err := time.Parse(time.RFC3339, f["lastTransitionTime"].GetStringValue())
-		if err != nil || now.Before(since) {
-			return 0
-		}
-		return now.Sub(since)
 	}
-	return 0
+	return nil
 }

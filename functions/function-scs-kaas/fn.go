@@ -129,14 +129,10 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionR
 // calls the function. A composite with add-ons opens it as Flux writes its objects' status
 // while they install, and it stays open for minutes (docs/addons.md#time-to-ready).
 func watchCircuitOpen(req *fnv1.RunFunctionRequest) bool {
-	status := req.GetObserved().GetComposite().GetResource().GetFields()["status"].GetStructValue()
-	for _, c := range status.GetFields()["conditions"].GetListValue().GetValues() {
-		f := c.GetStructValue().GetFields()
-		if f["type"].GetStringValue() == "Responsive" {
-			return f["status"].GetStringValue() == "False" && f["reason"].GetStringValue() == "WatchCircuitOpen"
-		}
-	}
-	return false
+	// Crossplane's apiextensions/v1 TypeResponsive and ReasonWatchCircuitOpen; that package
+	// would bring controller-runtime into the function.
+	responsive := observedCondition(req, "Responsive")
+	return responsive["status"].GetStringValue() == "False" && responsive["reason"].GetStringValue() == "WatchCircuitOpen"
 }
 
 // The SDK's request and response packages are not used: they import controller-runtime, for
