@@ -49,9 +49,8 @@ func TestScale(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 170*time.Minute)
 	defer cancel()
 
-	withAddons := os.Getenv("SCS_KAAS_E2E_SCALE_ADDONS") == "1"
-	var sim *backendsim.Simulator
-	if withAddons {
+	var sim *backendsim.Simulator // with add-ons only
+	if os.Getenv("SCS_KAAS_E2E_SCALE_ADDONS") == "1" {
 		sim = startScaleAddons(ctx, t)
 	}
 	cli := newCLI(t)
@@ -86,7 +85,7 @@ func TestScale(t *testing.T) {
 			forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.waitReady(ctx, t) })
 			ready := time.Since(start)
 			addons := ""
-			if withAddons {
+			if sim != nil {
 				start = time.Now()
 				forEach(t, fresh, func(t *testing.T, c scaleClaim) { c.waitAddonsReady(ctx, t) })
 				addons = fmt.Sprintf(", and their add-ons Ready %.1fs later", time.Since(start).Seconds())
