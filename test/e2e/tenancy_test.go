@@ -15,9 +15,9 @@ import (
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
-// backendCase is one backend as the names and tenancy tests drive it: a spec for its example
-// environment, where its native object lives, and what its controllers would write to make
-// the cluster ready.
+// backendCase is one backend as the tenancy, preview and add-ons (long names) tests drive
+// it: a spec for its example environment, where its native object lives, and what its
+// controllers would write to make the cluster ready.
 type backendCase struct {
 	backend string
 	spec    func() map[string]any
@@ -66,36 +66,6 @@ func backendCases() []backendCase {
 			maxName: 40,
 			ready:   magnumReady,
 		},
-	}
-}
-
-// TestLongClaimNamesBecomeReadyOnEveryBackend: a claim named with more than 40 characters
-// gets a native name within each backend's limits (Gardener's 21 for project and Shoot),
-// derived from the claim's name, and becomes Ready once its backend reports success.
-func TestLongClaimNamesBecomeReadyOnEveryBackend(t *testing.T) {
-	needEnv(t)
-	for _, b := range backendCases() {
-		t.Run(b.backend, func(t *testing.T) {
-			if b.backend == "clusterstack" {
-				needClusterStack(t)
-			}
-			ctx := testContext(t)
-			name := "payments-production-eu-central-" + b.backend + "-cluster"
-			spec := b.spec()
-			spec["writeConnectionSecretToRef"] = map[string]any{"name": "long-" + b.backend + "-kubeconfig"}
-			apply(ctx, t, newClaim(name, spec))
-			_, native := clusterOf(ctx, t, name)
-			if len(native) > b.maxName || !strings.HasPrefix(native, "payments-") {
-				t.Errorf("claim %s (%d characters) is %q in %s: want at most %d characters, starting with the claim's name", name, len(name), native, b.backend, b.maxName)
-			}
-			waitFor(ctx, t, deadline, b.backend+" object of "+native, func(ctx context.Context) (bool, error) {
-				_, err := b.native(ctx, native)
-				return err == nil, err
-			})
-			rendered(ctx, t, name)
-			b.ready(ctx, t, native)
-			waitClaim(ctx, t, deadline, name, "Ready", hasCondition("Ready", "True", ""))
-		})
 	}
 }
 

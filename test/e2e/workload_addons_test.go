@@ -49,6 +49,12 @@ type addonsCluster struct {
 // add-ons are the project's examples (examples/addons), pushed as OCI artifacts to the
 // control plane's TLS registry. It runs in both flavours; the workload runs no kubelet, so
 // the test plays the Deployment controller and writes a Deployment's status as available.
+//
+// Its clusters are also the suite's clusters with long names: each claim's name has more
+// than 40 characters, and its name in the backend stays within the backend's limit (the
+// Gardener project's and Shoot's 21 characters), derived from the claim's name. The add-on
+// objects, Argo CD's registration and the example add-ons' namespaces are named from those
+// long names too.
 func TestAddons(t *testing.T) {
 	if env == nil {
 		t.Skip("set SCS_KAAS_E2E=1 to run the end-to-end tests (make e2e; needs the pinned tools)")
@@ -108,13 +114,13 @@ func TestAddons(t *testing.T) {
 	}
 
 	clusters := []addonsCluster{
-		{backendsim.BackendGardener, "gardener-regionone.yaml", "gardener-addons", "addons-g", func() map[string]any { return smallSpec("1.34", 1, 3) }},
-		{backendsim.BackendClusterStack, "clusterstack-regionone.yaml", "clusterstack-addons", "addons-c", func() map[string]any {
+		{backendsim.BackendGardener, "gardener-regionone.yaml", "gardener-addons", longClaimName(backendsim.BackendGardener), func() map[string]any { return smallSpec("1.34", 1, 3) }},
+		{backendsim.BackendClusterStack, "clusterstack-regionone.yaml", "clusterstack-addons", longClaimName(backendsim.BackendClusterStack), func() map[string]any {
 			s := clusterStackSpec("1.34", 1)
 			s["nodePools"] = s["nodePools"].([]any)[:1]
 			return s
 		}},
-		{backendsim.BackendMagnum, "magnum-regionone.yaml", "magnum-addons", "addons-m", func() map[string]any { return magnumSpec("1.34", "SCS-4V-8", false) }},
+		{backendsim.BackendMagnum, "magnum-regionone.yaml", "magnum-addons", longClaimName(backendsim.BackendMagnum), func() map[string]any { return magnumSpec("1.34", "SCS-4V-8", false) }},
 	}
 	if clusterStackErr != nil {
 		clusters = slices.DeleteFunc(clusters, func(c addonsCluster) bool { return c.backend == backendsim.BackendClusterStack })
@@ -182,6 +188,10 @@ func TestAddons(t *testing.T) {
 			addons = map[string]any{"enable": []any{"broken"}}
 		}
 		apply(ctx, t, claimOf(c, addons))
+	}
+	natives := map[string]string{}
+	for _, c := range clusters {
+		natives[c.claim] = checkNativeNameWithinLimit(ctx, t, c)
 	}
 
 	// Every cluster Ready; hello and web applied by Flux, the Deployment available.
@@ -252,9 +262,9 @@ func TestAddons(t *testing.T) {
 		hasCondition("AddonsReady", "True", "AddonsApplied"), addonNames("hello")))
 	// Its Kustomization goes once Flux has finalised it (pruned what it applied).
 	waitFor(ctx, t, faultDeadline, "web's Kustomization of "+first.claim+" gone", func(ctx context.Context) (bool, error) {
-		left := fluxObjects(ctx, t, fluxNamespace)
+		left := fluxObjectsOf(ctx, t, fluxNamespace, "kaas.scs.community/cluster="+natives[first.claim])
 		return !slices.ContainsFunc(left, func(o string) bool {
-			return strings.HasPrefix(o, "Kustomization "+first.claim+"-") && strings.HasSuffix(o, "-web")
+			return strings.HasPrefix(o, "Kustomization ") && strings.HasSuffix(o, "-web")
 		}), fmt.Errorf("left: %v", left)
 	})
 
@@ -316,15 +326,46 @@ func TestAddons(t *testing.T) {
 	measure(t, "clusters and their Flux objects deleted", start)
 }
 
+// longClaimName is a claim name of more than 40 characters, short enough that the example
+// add-ons' namespaces (hello-<team>-<cluster>) keep within Kubernetes' 63.
+func longClaimName(backend string) string {
+	return "payments-production-eu-central-" + backend + "-k8s"
+}
+
+// checkNativeNameWithinLimit checks that a claim with a long name got a name in the backend
+// within the backend's limit, derived from the claim's name, and returns that name.
+func checkNativeNameWithinLimit(ctx context.Context, t *testing.T, c addonsCluster) string {
+	t.Helper()
+	if len(c.claim) <= 40 {
+		t.Fatalf("claim %s is meant to have a long name (more than 40 characters)", c.claim)
+	}
+	i := slices.IndexFunc(backendCases(), func(b backendCase) bool { return b.backend == c.backend })
+	if i < 0 {
+		t.Fatalf("no backend case for %s", c.backend)
+	}
+	_, native := clusterOfIn(ctx, t, addonsNamespace, c.claim)
+	if max := backendCases()[i].maxName; len(native) > max || !strings.HasPrefix(native, "payments-") {
+		t.Errorf("claim %s (%d characters) is %q in %s: want at most %d characters, starting with the claim's name", c.claim, len(c.claim), native, c.backend, max)
+	}
+	return native
+}
+
 // sharedWebSource is the platform's OCIRepository of the web add-on.
 const sharedWebSource = "web-shared"
 
 // fluxObjects names the clusters' Kustomizations and OCIRepositories of a namespace.
 func fluxObjects(ctx context.Context, t *testing.T, namespace string) []string {
 	t.Helper()
+	return fluxObjectsOf(ctx, t, namespace, "kaas.scs.community/cluster")
+}
+
+// fluxObjectsOf names the Kustomizations and OCIRepositories of a namespace that a label
+// selector selects.
+func fluxObjectsOf(ctx context.Context, t *testing.T, namespace, selector string) []string {
+	t.Helper()
 	var out []string
 	for _, gvr := range []schema.GroupVersionResource{kustomizationGVR, ociRepositoryGVR} {
-		list, err := cp.Dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: "kaas.scs.community/cluster"})
+		list, err := cp.Dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err != nil {
 			t.Fatal(err)
 		}
