@@ -18,6 +18,7 @@ require (
 	github.com/yuin/goldmark v1.7.17
 	github.com/yuin/gopher-lua v1.1.1
 	golang.org/x/mod v0.41.0
+	golang.org/x/sync v0.23.0
 	helm.sh/helm/v3 v3.20.2
 	k8s.io/api v0.36.3
 	k8s.io/apiextensions-apiserver v0.36.3
@@ -84,7 +85,6 @@ require (
 	go.uber.org/multierr v1.11.0 // indirect
 	go.uber.org/zap v1.28.0 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
-	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -284,13 +285,10 @@ func playBackends(sim *backendsim.Simulator, claims []scaleClaim) (stop func()) 
 		var mu sync.Mutex
 		failed := map[string]string{}
 		for {
-			sem := make(chan struct{}, 16)
-			var wg sync.WaitGroup
+			var round errgroup.Group
+			round.SetLimit(16)
 			for _, c := range claims {
-				sem <- struct{}{}
-				wg.Add(1)
-				go func() {
-					defer func() { <-sem; wg.Done() }()
+				round.Go(func() error {
 					err := sim.StepCluster(ctx, c.namespace, c.name)
 					if apierrors.IsNotFound(err) {
 						err = nil // not applied yet
@@ -301,9 +299,10 @@ func playBackends(sim *backendsim.Simulator, claims []scaleClaim) (stop func()) 
 						logf("playing the backend of %s/%s: %v", c.namespace, c.name, err)
 					}
 					failed[c.name] = fmt.Sprint(err)
-				}()
+					return nil // logged; the next round tries again
+				})
 			}
-			wg.Wait()
+			_ = round.Wait()
 			if err := sim.Workloads[backendsim.BackendGardener].PlayDeployments(ctx); err != nil && ctx.Err() == nil {
 				logf("playing the workload's Deployments: %v", err)
 			}

@@ -339,12 +339,13 @@ func checkNativeNameWithinLimit(ctx context.Context, t *testing.T, c addonsClust
 	if len(c.claim) <= 40 {
 		t.Fatalf("claim %s is meant to have a long name (more than 40 characters)", c.claim)
 	}
-	i := slices.IndexFunc(backendCases(), func(b backendCase) bool { return b.backend == c.backend })
+	cases := backendCases()
+	i := slices.IndexFunc(cases, func(b backendCase) bool { return b.backend == c.backend })
 	if i < 0 {
 		t.Fatalf("no backend case for %s", c.backend)
 	}
 	_, native := clusterOfIn(ctx, t, addonsNamespace, c.claim)
-	if max := backendCases()[i].maxName; len(native) > max || !strings.HasPrefix(native, "payments-") {
+	if max := cases[i].maxName; len(native) > max || !strings.HasPrefix(native, "payments-") {
 		t.Errorf("claim %s (%d characters) is %q in %s: want at most %d characters, starting with the claim's name", c.claim, len(c.claim), native, c.backend, max)
 	}
 	return native
