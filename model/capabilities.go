@@ -47,6 +47,8 @@ const (
 	FieldAutoUpdateImage    Field = "maintenance.autoUpdate.machineImage"
 	FieldHibernation        Field = "hibernation.enabled, schedules"
 	FieldDeletionProtection Field = "deletionProtection"
+	FieldAccessOIDC         Field = "access.oidc"
+	FieldAccessSourceRanges Field = "access.allowedSourceRanges"
 	FieldAddons             Field = "addons.enable, disable"
 )
 
@@ -57,7 +59,7 @@ var Fields = []Field{
 	FieldHighAvailability, FieldPoolName, FieldPoolMachineType, FieldPoolCount, FieldPoolAutoscaling,
 	FieldPoolZones, FieldPoolLabels, FieldPoolTaints, FieldPoolRootDisk, FieldPoolRollout,
 	FieldNodeCIDR, FieldPodServiceCIDR, FieldCNI, FieldMaintenanceWindow, FieldAutoUpdatePatch,
-	FieldAutoUpdateImage, FieldHibernation, FieldDeletionProtection, FieldAddons,
+	FieldAutoUpdateImage, FieldHibernation, FieldDeletionProtection, FieldAccessOIDC, FieldAccessSourceRanges, FieldAddons,
 }
 
 // StatusField names a part of the normalised status in the capability table.

@@ -30,6 +30,7 @@ func Default(in kaasv1alpha1.ClusterSpec, env *Environment, kept *kaasv1alpha1.D
 
 	out.Network = defaultNetwork(in.Network, env, kept)
 	out.Maintenance = defaultMaintenance(in.Maintenance, in.Kubernetes.Version, maintenanceDefaults(env, kept))
+	out.Access = defaultAccess(in.Access, accessDefaults(env, kept))
 
 	out.NodePools = make([]kaasv1alpha1.NodePool, len(in.NodePools))
 	for i, p := range in.NodePools {

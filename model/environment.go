@@ -225,6 +225,7 @@ func ValidateEnvironment(env *Environment, backends *Registry) field.ErrorList {
 	}
 	errs = append(errs, validateAddonCatalog(data.Child("addons"), env.Addons)...)
 	errs = append(errs, validateArgoCDRegistration(data, env)...)
+	errs = append(errs, validateAccessEnvironment(&env.Environment)...)
 	if a := env.Access; a != nil {
 		for i, ns := range a.Namespaces {
 			for _, msg := range validation.IsDNS1123Label(ns) {

@@ -340,7 +340,8 @@ var specFields = []struct {
 	{"network.nodeCIDR", FieldNodeCIDR}, {"network.podCIDR", FieldPodServiceCIDR}, {"network.serviceCIDR", FieldPodServiceCIDR},
 	{"network.cni", FieldCNI}, {"maintenance.window", FieldMaintenanceWindow},
 	{"maintenance.autoUpdate.kubernetesPatch", FieldAutoUpdatePatch}, {"maintenance.autoUpdate.machineImage", FieldAutoUpdateImage},
-	{"hibernation", FieldHibernation}, {"deletionProtection", FieldDeletionProtection}, {"addons", FieldAddons},
+	{"hibernation", FieldHibernation}, {"deletionProtection", FieldDeletionProtection},
+	{"access.oidc", FieldAccessOIDC}, {"access.allowedSourceRanges", FieldAccessSourceRanges}, {"addons", FieldAddons},
 }
 
 // diffRenderings compares two renderings by resource name.

@@ -108,12 +108,16 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 		return nil, err
 	}
 	// Require what the backend reads first: until it is fetched, nothing is decided.
-	if !require(out.Requirements, backend.Requirements(req), in.Required) {
+	if !require(out.Requirements, backend.Requirements(req), in.Required) || !require(out.Requirements, accessRequirements(req), in.Required) {
 		return out, nil
 	}
 	out.Complete = true
 	// Validate: the create rules and the update rules.
-	if err := validateSpec(in.Cluster, req, env); err != nil {
+	if err := validateSpec(in.Cluster, req, env, kept.created); err != nil {
+		return nil, err
+	}
+	// Resolve who may reach the API server, the issuer's CA read, for every backend alike.
+	if req.Access, err = resolveAccess(req, in.Required); err != nil {
 		return nil, err
 	}
 	// Translate: the backend renders and observes.
@@ -123,6 +127,7 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 	// Keep what exists and what was delivered, where the rendering alone would lose it.
 	rendering, obs, events := r.keep(in, req, rendering, obs)
+	obs.ConnectionDetails = withOIDCKubeconfig(req, obs.ConnectionDetails)
 	// Deliver the add-ons once the cluster is Ready with its kubeconfig; keep installed ones.
 	if err := checkAddonsReachable(in, req, env); err != nil {
 		return nil, err
@@ -241,6 +246,7 @@ func recall(in Input, env *Environment, backend Backend) (*Request, recalled, er
 	cluster.Spec = Default(xr.Spec, env, defaulted)
 	rec := Defaulted(&xr.Spec, &cluster.Spec)
 	rec.Maintenance = maintenanceRecord(xr.Spec.Maintenance, maintenanceDefaults(env, defaulted))
+	rec.Access = accessRecord(xr.Spec.Access, accessDefaults(env, defaulted))
 	return &Request{Cluster: &cluster, NativeName: clusterName(xr, backend, keptEnv, in.Observed), Identity: IdentityOf(xr),
 		Environment: keptEnv, Defaulted: rec, Observed: in.Observed, Required: in.Required, Options: in.Options}, r, nil
 }
@@ -266,9 +272,12 @@ func require(reqs, backend map[string]Selector, fetched map[string][]*unstructur
 
 // validateSpec checks the defaulted spec: the create rules, and the update rules against
 // what the status says exists. Backends see only a spec that passed, and rely on it.
-func validateSpec(xr *kaasv1alpha1.XSCSCluster, req *Request, env *Environment) error {
+func validateSpec(xr *kaasv1alpha1.XSCSCluster, req *Request, env *Environment, created bool) error {
 	spec, current := &req.Cluster.Spec, &xr.Status
 	if errs := Validate(spec, env, withInstalledAddons(current, req.Observed)); len(errs) > 0 {
+		return invalidSpec(xr, req, env, errs)
+	}
+	if errs := ValidateAccess(spec, req.Environment, created); len(errs) > 0 {
 		return invalidSpec(xr, req, env, errs)
 	}
 	if errs := ValidateZonesKept(spec, req.Defaulted, current); len(errs) > 0 {

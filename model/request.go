@@ -28,7 +28,10 @@ type Request struct {
 	// Required are the resources fetched for Requirements, by requirement name; a key is
 	// present once fetched, even if nothing matched.
 	Required map[string][]*unstructured.Unstructured
-	Options  Options
+	// Access is who may reach the API server, resolved once the spec is valid: backends
+	// render it instead of spec.access.
+	Access  Access
+	Options Options
 }
 
 // ZonesDefaulted says whether the zones of a pool came from the environment, not the user.

@@ -56,6 +56,8 @@ var StandardRequirements = map[Field]Requirement{
 	FieldAutoUpdateImage:    {May, anyLevel, "node image updates"},
 	FieldHibernation:        {May, anyLevel, "saving cost where the backend can"},
 	FieldDeletionProtection: {Must, honourOrEmulate, "a protected cluster is not deleted, and stays updatable"},
+	FieldAccessOIDC:         {Should, honourOrEmulate, "scs-0217 (draft): people sign in with the organisation's identity provider, a second way beside the admin credentials"},
+	FieldAccessSourceRanges: {Should, honourOrEmulate, "scs-0217 (draft): the API server's endpoint can be restricted to known networks"},
 	FieldAddons:             {May, anyLevel, "the platform's add-ons on every cluster, the same on every backend"},
 }
 

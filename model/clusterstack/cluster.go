@@ -70,6 +70,7 @@ func buildCluster(req *model.Request, rel release) (*clusterv1.Cluster, []model.
 		// Without a variable for it the stack places the three machines itself.
 		vars.set(envv1alpha1.VariableControlPlaneAvailabilityZones, req.Environment.Catalog.Zones)
 	}
+	setAccess(req, vars)
 
 	c.Spec.Topology = clusterv1.Topology{
 		ClassRef:     classRef(rel.Class, c.Namespace, cs.Namespace),

@@ -59,6 +59,7 @@ func observe(req *model.Request, s *state) (*model.Observation, error) {
 		APIServerURL: endpoint(c),
 		ControlPlane: controlPlane(c),
 		NodePools:    nodePools(c, req.Environment.ClusterStack.VariableNames[envv1alpha1.VariableWorkerFlavor]),
+		Access:       accessInForce(req.Environment.ClusterStack, c),
 	}
 	obs.ConnectionDetails = details
 	if obs.ConnectionDetails == nil && obs.Status.APIServerURL != "" {

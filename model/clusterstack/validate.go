@@ -23,6 +23,7 @@ func validate(req *model.Request, s *state) field.ErrorList {
 	if s.relErr != nil {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "kubernetes", "version"), req.Cluster.Spec.Kubernetes.Version, s.relErr.Error()))
 	}
+	errs = append(errs, validateAccess(req)...)
 	observed := s.cluster
 	if observed == nil {
 		return errs

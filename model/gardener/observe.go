@@ -31,6 +31,11 @@ func observe(req *model.Request, shoot *gardencorev1beta1.Shoot) (*model.Observa
 	// What the AdminKubeconfig delivered is the cluster's whether or not the Shoot is
 	// observed now: leaving it out would empty the kubeconfig users hold.
 	obs := &model.Observation{ResourceReady: map[string]bool{ResourceShoot: false, ResourceKubeconfig: kubeconfigReady}, ConnectionDetails: details}
+	cm, err := req.Native(ResourceAuthentication)
+	if err != nil {
+		return nil, err
+	}
+	obs.ResourceReady[ResourceAuthentication] = cm != nil
 	if shoot == nil {
 		obs.Status.Phase = kaasv1alpha1.PhaseProvisioning
 		obs.Conditions = []model.Condition{model.NotCreated("the Shoot", "in the garden cluster"), kubeconfig}
@@ -49,6 +54,9 @@ func observe(req *model.Request, shoot *gardencorev1beta1.Shoot) (*model.Observa
 		ControlPlane: &kaasv1alpha1.ControlPlaneStatus{HighAvailability: observedFailureTolerance(shoot) != ""},
 		NodePools:    nodePools(shoot),
 		Hibernated:   shoot.Status.IsHibernated,
+	}
+	if obs.Status.Access, err = accessInForce(req, shoot); err != nil {
+		return nil, err
 	}
 	if url := obs.Status.APIServerURL; obs.ConnectionDetails == nil && url != "" {
 		obs.ConnectionDetails = map[string][]byte{model.ConnectionKeyEndpoint: []byte(url)}

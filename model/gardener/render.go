@@ -35,6 +35,16 @@ func render(req *model.Request, observed *gardencorev1beta1.Shoot) (*model.Rende
 		garden.Compose(model.Native{Resource: ResourceShoot, Object: &unstructured.Unstructured{Object: m},
 			Wrapper: objectName(req.NativeName), Readiness: readinessQuery}),
 	}
+	// The ConfigMap goes with the first issuer and stays: Gardener protects a referenced
+	// ConfigMap, and a cluster that stops signing people in keeps an empty one.
+	if req.Access.OIDC != nil || req.Observed[ResourceAuthentication].Object != nil {
+		obj, err := authenticationConfigMap(shoot.Namespace, shoot.Name, req.Access.OIDC)
+		if err != nil {
+			return nil, err
+		}
+		resources = append(resources, garden.Compose(model.Native{Resource: ResourceAuthentication, Object: obj,
+			Wrapper: authenticationConfigMapName(req.NativeName)}))
+	}
 	if kubeconfigDue(req, observed) {
 		resources = append(resources, adminKubeconfig(req, shoot.Namespace, shoot.Name))
 	}

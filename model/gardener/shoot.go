@@ -107,6 +107,9 @@ func buildShoot(req *model.Request, observed *gardencorev1beta1.Shoot) (*gardenc
 			Workers:              workers(spec.NodePools, env, observed),
 		},
 	}
+	if err := applyAccess(req, shoot); err != nil {
+		return nil, err
+	}
 	return shoot, nil
 }
 

@@ -72,6 +72,7 @@ func (Backend) Translate(req *model.Request) (*model.Translation, error) {
 		return nil, model.Unreadable(err)
 	}
 	tpl, errs := validateTemplate(req)
+	errs = append(errs, validateAccess(req)...)
 	if len(errs) > 0 {
 		return &model.Translation{Invalid: errs}, nil
 	}

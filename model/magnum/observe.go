@@ -153,6 +153,7 @@ func observe(req *model.Request, s *state) *model.Observation {
 	if v := runningVersion(req.Environment, c); v != "" {
 		obs.Status.Kubernetes = &kaasv1alpha1.KubernetesStatus{Version: v}
 	}
+	obs.Status.Access = accessInForce(c)
 	obs.Status.ControlPlane = &kaasv1alpha1.ControlPlaneStatus{Replicas: c.atProviderInt("masterCount")}
 	if r := obs.Status.ControlPlane.Replicas; r != nil {
 		obs.Status.ControlPlane.HighAvailability = *r > 1

@@ -60,6 +60,9 @@ func clusterV1(req *model.Request, tpl envv1alpha1.MagnumTemplate, def nodeGroup
 	if spec.Network.ServiceCIDR != "" {
 		labels[labelServiceClusterIPs] = spec.Network.ServiceCIDR
 	}
+	for k, v := range accessLabels(req.Access) {
+		labels[k] = v
+	}
 
 	masters := int64(1)
 	if ha {

@@ -57,6 +57,13 @@ type Environment struct {
 	// +optional
 	Defaults Defaults `json:"defaults,omitempty"`
 
+	// APIServerAccess bounds who may reach clusters' API servers: whether the landscape can
+	// restrict source ranges at all, how wide a team may open them, and whether every
+	// cluster must sign people in through the environment's issuer (docs/access.md). The
+	// issuer and ranges a cluster gets when it names none are in defaults.access.
+	// +optional
+	APIServerAccess *APIServerAccess `json:"apiServerAccess,omitempty"`
+
 	// Addons is the catalog of add-ons the platform installs on its clusters with Flux, once
 	// a cluster is Ready and its kubeconfig delivered (docs/addons.md). Teams opt into
 	// optional ones and out of default ones by name (spec.addons); enforced ones are always
@@ -132,9 +139,55 @@ type Defaults struct {
 	// +optional
 	Maintenance kaasv1alpha1.MaintenanceSpec `json:"maintenance,omitempty"`
 
+	// Access fills spec.access: the platform's own OIDC issuer and the source ranges a
+	// cluster gets when it names none. Recorded per cluster when it is created
+	// (status.defaulted.access), so that an edit here reaches new clusters only.
+	// +optional
+	Access *AccessDefaults `json:"access,omitempty"`
+
 	// RootDiskGiB fills spec.nodePools[].rootDiskGiB.
 	// +optional
 	RootDiskGiB *int32 `json:"rootDiskGiB,omitempty"`
+}
+
+// AccessDefaults fill spec.access.
+type AccessDefaults struct {
+	// OIDC is the issuer clusters sign people in through when they name none, its CA inline.
+	// +optional
+	OIDC *kaasv1alpha1.OIDCIssuer `json:"oidc,omitempty"`
+
+	// AllowedSourceRanges are the networks that may reach a cluster's API server when it
+	// names none.
+	// +optional
+	AllowedSourceRanges []string `json:"allowedSourceRanges,omitempty"`
+}
+
+// APIServerAccess is what an environment allows and enforces of spec.access.
+type APIServerAccess struct {
+	// RestrictSourceRanges says the landscape can restrict who reaches an API server: the
+	// Gardener landscape runs the ACL extension (gardener-extension-acl), the Cluster Stack's
+	// API server load balancer is Octavia amphora, Magnum's Octavia honours
+	// master_lb_allowed_cidrs. Without it, a cluster that asks for source ranges is refused
+	// rather than left open while it believes it is closed.
+	// +optional
+	RestrictSourceRanges bool `json:"restrictSourceRanges,omitempty"`
+
+	// SourceRangesWithin bound how wide a team may open its API server: every range of
+	// spec.access.allowedSourceRanges must lie in one of these, and a cluster must name
+	// ranges (or take defaults.access.allowedSourceRanges). Empty: no bound.
+	// +optional
+	SourceRangesWithin []string `json:"sourceRangesWithin,omitempty"`
+
+	// AlwaysAllowedSourceRanges are added to every cluster's ranges: the addresses the
+	// platform's own tools reach clusters from (the management cluster's egress, which
+	// Cluster API's OpenStack provider needs, and Flux's).
+	// +optional
+	AlwaysAllowedSourceRanges []string `json:"alwaysAllowedSourceRanges,omitempty"`
+
+	// EnforceOIDC signs every cluster's people in through defaults.access.oidc: a team may
+	// leave spec.access.oidc out or repeat that issuer, never name another.
+	// +optional
+	EnforceOIDC bool `json:"enforceOIDC,omitempty"`
 }
 
 // Gardener describes a Gardener landscape and the project clusters are created in.
@@ -229,7 +282,10 @@ type ClusterStack struct {
 	// generation (scs uses snake_case such as worker_flavor, scs2 camelCase such as
 	// workerFlavor). A portable field without a variable name is not honoured, and a
 	// cluster that sets it gets a warning. Keys: workerFlavor, workerRootDisk, nodeCIDR,
-	// controlPlaneAvailabilityZones.
+	// controlPlaneAvailabilityZones, oidcConfig and apiServerAllowedCIDRs (scs2: oidcConfig
+	// and apiServerLoadBalancerOctaviaAmphoraAllowedCIDRs); a cluster that asks for access
+	// settings without their variable is refused, since it would be open while it believes it
+	// is closed.
 	// +optional
 	VariableNames map[string]string `json:"variableNames,omitempty"`
 
@@ -255,6 +311,15 @@ const (
 	VariableWorkerRootDisk                = "workerRootDisk"
 	VariableNodeCIDR                      = "nodeCIDR"
 	VariableControlPlaneAvailabilityZones = "controlPlaneAvailabilityZones"
+	VariableOIDCConfig                    = "oidcConfig"
+	VariableAPIServerAllowedCIDRs         = "apiServerAllowedCIDRs"
+)
+
+// ClusterStackLoadBalancerVariable and ClusterStackAmphora are the scs2 variable that selects
+// the API server's load balancer and the one value under which allowed CIDRs apply.
+const (
+	ClusterStackLoadBalancerVariable = "apiServerLoadBalancer"
+	ClusterStackAmphora              = "octavia-amphora"
 )
 
 // Magnum describes an OpenStack cloud with Magnum, reached through Crossplane

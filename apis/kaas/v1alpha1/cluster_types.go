@@ -91,6 +91,14 @@ type ClusterSpec struct {
 	// +optional
 	DeletionProtection *bool `json:"deletionProtection,omitempty"`
 
+	// Access says who may reach the cluster's API server: people signing in through an
+	// OIDC issuer, and the networks allowed to connect. Omitted fields take the
+	// environment's. A change rolls the control plane on most backends: kubectl scs diff
+	// says what it does.
+	//
+	// +optional
+	Access *AccessSpec `json:"access,omitempty"`
+
 	// Addons opts into optional add-ons of the environment's catalog and out of default ones,
 	// by name. Enforced add-ons are always installed. kubectl scs describe lists the catalog.
 	//

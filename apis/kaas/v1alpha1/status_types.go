@@ -39,6 +39,12 @@ type ClusterStatus struct {
 	// +listMapKey=name
 	NodePools []NodePoolStatus `json:"nodePools,omitempty"`
 
+	// Access is who may reach the API server as the backend's native object says: the
+	// OIDC issuer people sign in through and the allowed source ranges.
+	//
+	// +optional
+	Access *AccessStatus `json:"access,omitempty"`
+
 	// Hibernated is true while the cluster is hibernated.
 	//
 	// +optional
@@ -152,6 +158,11 @@ type DefaultedValues struct {
 	//
 	// +optional
 	Maintenance *MaintenanceSpec `json:"maintenance,omitempty"`
+
+	// Access holds the OIDC issuer and source ranges the environment chose.
+	//
+	// +optional
+	Access *DefaultedAccess `json:"access,omitempty"`
 
 	// Network holds the address ranges and the network plugin the environment chose.
 	//
