@@ -8,6 +8,7 @@ go 1.26.0
 require (
 	github.com/crossplane/crossplane/apis/v2 v2.3.1
 	github.com/cyberphone/json-canonicalization v0.0.0-20241213102144-19d51d7fe467
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/go-openapi/runtime v0.32.3
 	github.com/go-openapi/strfmt v0.26.3
 	github.com/google/go-cmp v0.7.0

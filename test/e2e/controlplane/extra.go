@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -49,12 +50,75 @@ func FreePorts(n int) ([]int, error) { return freePorts(n) }
 // certificates signed by clientCAs (PEM), such as the client CA a Gardener Shoot's admin
 // kubeconfigs are signed with.
 func (e *Env) StartCluster(ctx context.Context, name string, clientCAs ...[]byte) (*Cluster, error) {
-	// It starts empty, also where an earlier run in this run directory left a cluster of the
-	// same name (Start clears only the directories of its own clusters).
-	if err := os.RemoveAll(filepath.Join(e.RunDir, name)); err != nil {
+	if _, err := e.freshClusterDir(name); err != nil {
 		return nil, err
 	}
 	return e.startCluster(ctx, name, clusterOptions{clientCAs: clientCAs})
+}
+
+// StartClusterWithAuthentication is StartCluster with structured authentication: the API
+// server also reads <RunDir>/<name>/authentication.yaml (--authentication-config), which
+// starts without JWT authenticators and which SetJWTAuthenticators rewrites, for people who
+// sign in through OIDC. Client certificates keep working beside it (Kubeconfig, clientCAs).
+func (e *Env) StartClusterWithAuthentication(ctx context.Context, name string, clientCAs ...[]byte) (*Cluster, error) {
+	dir, err := e.freshClusterDir(name)
+	if err != nil {
+		return nil, err
+	}
+	config := filepath.Join(dir, authenticationConfigFile)
+	if err := writeAuthenticationConfiguration(config, nil); err != nil {
+		return nil, err
+	}
+	return e.startCluster(ctx, name, clusterOptions{clientCAs: clientCAs, extraArgs: []string{"--authentication-config=" + config}})
+}
+
+// freshClusterDir empties the directory of cluster name: it starts empty, also where an
+// earlier run in this run directory left a cluster of the same name (Start clears only the
+// directories of its own clusters).
+func (e *Env) freshClusterDir(name string) (string, error) {
+	dir := filepath.Join(e.RunDir, name)
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	return dir, os.MkdirAll(dir, 0o700)
+}
+
+// NewEnv returns a control plane that runs nothing yet, for a test that needs only clusters
+// of its own (StartCluster, StartClusterWithAuthentication, StartProcess): unlike Start it
+// resolves only etcd and Kubernetes, so it needs neither Crossplane nor Gardener built, and
+// it is ready at once. Stop stops what was started in it. Options.RunDir is required: like
+// Start, NewEnv stops what an earlier run left in it, and the default is the playground's.
+func NewEnv(ctx context.Context, opts Options) (*Env, error) {
+	if opts.RunDir == "" {
+		return nil, errors.New("NewEnv needs Options.RunDir")
+	}
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	e := &Env{RunDir: opts.RunDir, opts: opts, procs: map[string]*process{}, tools: opts.Tools}
+	if err := StopRun(e.RunDir); err != nil {
+		return nil, fmt.Errorf("stopping the previous run in %s: %w", e.RunDir, err)
+	}
+	if err := os.MkdirAll(e.RunDir, 0o755); err != nil {
+		return nil, err
+	}
+	var err error
+	if e.tools.KubeDir == "" {
+		if e.tools.KubeDir, err = toolDir(ctx, opts.RepoRoot, "kubernetes", "SCS_KAAS_TOOL_KUBERNETES", e.logf); err != nil {
+			return nil, err
+		}
+	}
+	if e.tools.EtcdDir == "" {
+		if e.tools.EtcdDir, err = toolDir(ctx, opts.RepoRoot, "etcd", "SCS_KAAS_TOOL_ETCD", e.logf); err != nil {
+			return nil, err
+		}
+	}
+	for _, bin := range []string{e.tools.kube("kube-apiserver"), e.tools.etcd()} {
+		if _, err := os.Stat(bin); err != nil {
+			return nil, fmt.Errorf("tool missing: %w", err)
+		}
+	}
+	return e, nil
 }
 
 // StartExtraFunction runs one more composition function next to the project's: a process
