@@ -24,6 +24,7 @@ import (
 
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/oidcissuer"
 )
 
 // The add-ons test's namespace, its clusters' label and the Flux kinds it reads.
@@ -75,12 +76,21 @@ func TestAddons(t *testing.T) {
 	measure(t, "Flux's CRDs and controllers", start)
 
 	registry := env.Registry()
-	for _, a := range []string{"hello", "web"} {
+	for _, a := range []string{"hello", "web", "team-access"} {
 		if _, err := registry.PushManifests(ctx, filepath.Join(repoRoot, "examples", "addons", a), "addons/"+a, "1"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	workload, err := backendsim.StartWorkload(ctx, env, "addons-workload", "az1", "az2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The platform's OIDC issuer, and another that no cluster trusts.
+	issuer, err := oidcissuer.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger, err := oidcissuer.Start(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,12 +146,16 @@ func TestAddons(t *testing.T) {
 		map[string]any{"name": "web", "default": true, "dependsOn": []any{"hello"},
 			"source":     map[string]any{"sourceRef": map[string]any{"kind": "OCIRepository", "name": sharedWebSource}},
 			"substitute": map[string]any{"cluster_name": "clusterName", "team": "namespace"}},
+		// The team's OIDC group may read hello's namespace: the binding that makes the
+		// people's kubeconfig useful, enforced on every cluster.
+		map[string]any{"name": "team-access", "enforced": true, "dependsOn": []any{"hello"}, "source": oci("team-access"),
+			"substitute": map[string]any{"cluster_name": "clusterName", "team": "namespace"}},
 		// An artifact that does not exist: Flux's reason reaches AddonsReady.
 		map[string]any{"name": "broken", "source": map[string]any{"oci": map[string]any{
 			"url": "oci://" + registry.Address + "/addons/missing", "tag": "1", "caSecretRef": "registry-ca"}}},
 	}
 	for _, c := range clusters {
-		addonsEnvironment(ctx, t, c, catalog)
+		addonsEnvironment(ctx, t, c, catalog, issuer)
 	}
 	shared := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "OCIRepository",
@@ -162,6 +176,7 @@ func TestAddons(t *testing.T) {
 			backendsim.BackendMagnum: workload},
 		Selector: addonsLabel,
 		Logf:     logf,
+		IssuerCA: string(issuer.CAPEM),
 	}
 	simulate(t, sim)
 
@@ -235,7 +250,16 @@ func TestAddons(t *testing.T) {
 		checkArgoCDRegistration(ctx, t, c, registrationNamespace)
 	}
 
+	// People sign in with the cluster's oidc-kubeconfig and reach what the team-access
+	// add-on binds; the refusals hold; the admin kubeconfig still works.
+	start = time.Now()
+	for _, c := range clusters {
+		checkAccess(ctx, t, c, issuer, stranger)
+	}
+	measure(t, "sign-in checked on every cluster", start)
+
 	first, last := clusters[0], clusters[len(clusters)-1]
+	checkAccessRefusals(ctx, t, first, claimOf)
 
 	// Disabling an enforced add-on is refused, naming the field and the environment.
 	apply(ctx, t, claimOf(first, map[string]any{"disable": []any{"hello"}}))
@@ -270,7 +294,7 @@ func TestAddons(t *testing.T) {
 
 	// An add-on the catalog drops stays installed, reported as retained.
 	catalogWithoutWeb := slices.DeleteFunc(slices.Clone(catalog), func(a any) bool { return a.(map[string]any)["name"] == "web" })
-	addonsEnvironment(ctx, t, last, catalogWithoutWeb)
+	addonsEnvironment(ctx, t, last, catalogWithoutWeb, issuer)
 	waitClaimIn(ctx, t, faultDeadline, addonsNamespace, last.claim, "web retained", func(u *unstructured.Unstructured) error {
 		list, _, _ := unstructured.NestedSlice(u.Object, "status", "addons")
 		for _, a := range list {
@@ -302,9 +326,9 @@ func TestAddons(t *testing.T) {
 
 	// Deleting the clusters deletes their Flux objects, none waiting on a cluster that is gone.
 	// Before: a Kustomization per add-on a cluster has, and a source per add-on but web, whose
-	// source is the platform's: hello on the first (web disabled), hello and web on the
-	// others, and broken and the retained web on the last.
-	want := 2 + 3*(len(clusters)-2) + 5
+	// source is the platform's: hello and team-access on the first (web disabled), hello,
+	// team-access and web on the others, and broken and the retained web on the last.
+	want := 4 + 5*(len(clusters)-2) + 7
 	if n := len(fluxObjects(ctx, t, fluxNamespace)); n != want {
 		t.Errorf("%d Flux objects before the deletion, want %d: %v", n, want, fluxObjects(ctx, t, fluxNamespace))
 	}
@@ -379,7 +403,7 @@ func fluxObjectsOf(ctx context.Context, t *testing.T, namespace, selector string
 
 // addonsEnvironment installs an example environment under another name, for the add-ons
 // namespace, with the catalog.
-func addonsEnvironment(ctx context.Context, t *testing.T, c addonsCluster, catalog []any) {
+func addonsEnvironment(ctx context.Context, t *testing.T, c addonsCluster, catalog []any, issuer *oidcissuer.Issuer) {
 	t.Helper()
 	objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "environments", c.example))
 	if err != nil || len(objs) != 1 {
@@ -397,6 +421,7 @@ func addonsEnvironment(ctx context.Context, t *testing.T, c addonsCluster, catal
 	if err := unstructured.SetNestedField(cfg.Object, map[string]any{"namespace": argoCDNamespace}, "data", "argoCD"); err != nil {
 		t.Fatal(err)
 	}
+	accessEnvironment(t, cfg, c.backend, issuer)
 	// Server-side apply by one manager: data is schemaless, so its lists are replaced whole,
 	// and a catalog without an add-on loses it.
 	if err := cp.ApplyObjects(ctx, cfg); err != nil {

@@ -55,6 +55,11 @@ func (s *Simulator) clusterAPI(ctx context.Context, namespace, name string) erro
 	if err != nil || c.GetDeletionTimestamp() != nil {
 		return err
 	}
+	jwt, err := s.clusterAPISignIn(c)
+	if err != nil {
+		return err
+	}
+	s.recordSignIn(w, "cluster/"+namespace+"/"+name, jwt)
 	if c.GetAnnotations()[annotationPaused] != "" {
 		_, err := ReportAvailable(ctx, s.Crossplane.Dynamic, c)
 		return err

@@ -25,6 +25,11 @@ func (s *Simulator) shoot(ctx context.Context, namespace, name string) error {
 	if err != nil || sh.GetDeletionTimestamp() != nil {
 		return err
 	}
+	jwt, err := s.shootSignIn(ctx, sh)
+	if err != nil {
+		return err
+	}
+	s.recordSignIn(w, "shoot/"+namespace+"/"+name, jwt)
 	observed, _, _ := unstructured.NestedInt64(sh.Object, "status", "observedGeneration")
 	if observed == sh.GetGeneration() && str(sh, "status", "lastOperation", "state") == "Succeeded" {
 		return nil

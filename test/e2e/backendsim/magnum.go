@@ -44,6 +44,7 @@ func (s *Simulator) magnum(ctx context.Context, ref map[string]string) error {
 	if err != nil || c.GetDeletionTimestamp() != nil {
 		return err
 	}
+	s.recordSignIn(w, "clusterv1/"+ref["namespace"]+"/"+ref["name"], s.magnumSignIn(c))
 	template := str(c, "spec", "forProvider", "clusterTemplateId")
 	tags, err := s.magnumTemplates(ctx)
 	if err != nil {

@@ -70,9 +70,14 @@ type Simulator struct {
 	Selector string
 	// Logf reports what the simulator could not do; each distinct message once.
 	Logf func(format string, args ...any)
+	// IssuerCA is the PEM CA the workloads trust for an OIDC issuer whose rendered object
+	// names no CA: it stands in for the public trust store of a real cluster (signin.go).
+	IssuerCA string
 
 	mu       sync.Mutex
 	reported map[string]string
+	signIns  map[string]signIn
+	written  map[*Workload][]controlplane.JWTAuthenticator
 }
 
 // Run calls Step every interval until ctx ends.
@@ -101,6 +106,7 @@ func (s *Simulator) Step(ctx context.Context) {
 		s.report(c.GetNamespace()+"/"+c.GetName(), s.play(ctx, c))
 	}
 	s.report("released", s.releaseDeletedClusters(ctx))
+	s.report("sign-in", s.writeSignIns(ctx))
 	played := map[string]bool{}
 	for _, w := range s.Workloads {
 		if w != nil && !played[w.Name] {

@@ -38,6 +38,10 @@ type Workload struct {
 	AdminKubeconfig []byte `json:"adminKubeconfig"`
 	// Zones are the zones of the workload's Nodes.
 	Zones []string `json:"zones"`
+
+	// cluster is the API server, in the process that started it: only there can the
+	// simulator change whom it signs in (signin.go).
+	cluster *controlplane.Cluster
 }
 
 // StartWorkload starts a workload API server in env, with one Node per zone.
@@ -46,7 +50,7 @@ func StartWorkload(ctx context.Context, env *controlplane.Env, name string, zone
 	if err != nil {
 		return nil, err
 	}
-	c, err := env.StartCluster(ctx, name, clientCA)
+	c, err := env.StartClusterWithAuthentication(ctx, name, clientCA)
 	if err != nil {
 		return nil, fmt.Errorf("starting the API server that stands in for workload clusters: %w", err)
 	}
@@ -84,7 +88,7 @@ func StartWorkload(ctx context.Context, env *controlplane.Env, name string, zone
 		return nil, err
 	}
 	return &Workload{Name: name, URL: c.URL, CACert: caCert, CAKey: caKey, ClientCACert: clientCA, ClientCAKey: clientKey,
-		AdminKubeconfig: admin, Zones: zones}, nil
+		AdminKubeconfig: admin, Zones: zones, cluster: c}, nil
 }
 
 // Gardener is the workload as the cluster behind a Shoot (gardensim.WithCluster).
