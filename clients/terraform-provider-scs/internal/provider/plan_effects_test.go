@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,6 +23,11 @@ func TestPlanEffects(t *testing.T) {
 		return map[string]any{"kubernetes": map[string]any{"version": version}, "nodePools": []any{pool}}
 	}
 	base := spec("SCS-4V-8", []any{"az1", "az2"}, nil, "1.34")
+	withAccess := func(s map[string]any, access map[string]any) map[string]any {
+		out := maps.Clone(s)
+		out["access"] = access
+		return out
+	}
 	type d struct{ Severity, Summary, Path string }
 	for _, tc := range []struct {
 		name    string
@@ -40,6 +46,11 @@ func TestPlanEffects(t *testing.T) {
 			{"Warning", "Not honoured: spec.nodePools[default].labels.team", "node_pools[0].labels"}}},
 		{"zones changed are refused", "gardener", spec("SCS-4V-8", []any{"az1"}, nil, "1.34"), []d{
 			{"Error", "Refused by the backend: spec.nodePools[default].zones cannot change", "node_pools[0].zones"}}},
+		{"an OIDC issuer rolls the control plane on Gardener", "gardener", withAccess(base, map[string]any{"oidc": map[string]any{"issuerURL": "https://login.example.com", "clientID": "kubectl"}}), []d{
+			{"Warning", "Rolling change: control plane rolls: spec.access.oidc.clientID (unset) -> kubectl (Gardener rolls the kube-apiserver with the new authentication configuration)", "access.oidc.client_id"},
+			{"Warning", "Rolling change: control plane rolls: spec.access.oidc.issuerURL (unset) -> https://login.example.com (Gardener rolls the kube-apiserver with the new authentication configuration)", "access.oidc.issuer_url"}}},
+		{"source ranges are refused on Magnum", "magnum", withAccess(base, map[string]any{"allowedSourceRanges": []any{"203.0.113.0/24"}}), []d{
+			{"Warning", "May be refused: spec.access.allowedSourceRanges", "access.allowed_source_ranges"}}},
 		{"the backend not known yet says nothing", "", spec("SCS-8V-32", []any{"az1"}, nil, "1.34"), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

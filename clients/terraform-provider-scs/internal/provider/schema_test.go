@@ -63,7 +63,7 @@ func TestProviderSchema(t *testing.T) {
 		"id": "computed", "namespace": "optional,computed", "name": "required",
 		"environment": "optional", "purpose": "optional,computed", "kubernetes": "required",
 		"control_plane": "optional", "node_pools": "required", "network": "optional",
-		"maintenance": "optional", "hibernation": "optional", "deletion_protection": "optional", "addons": "optional",
+		"maintenance": "optional", "hibernation": "optional", "deletion_protection": "optional", "access": "optional", "addons": "optional",
 		"write_connection_secret_to_ref": "optional", "wait_for_ready": "optional,computed",
 		"status": "computed", "kubeconfig": "computed,sensitive", "timeouts": "optional",
 	}

@@ -129,6 +129,28 @@ var specFields = []field{
 		}},
 	{Name: "deletion_protection", JSON: "deletionProtection", Kind: kBool,
 		Description: "While true the API server refuses to delete the cluster (tofu destroy fails with its message). Defaults to true for purpose production."},
+	{Name: "access", JSON: "access", Kind: kObject,
+		Description: "Who may reach the API server (docs/access.md): people signing in through an OIDC issuer, and the networks allowed to connect. Omitted fields take the environment's. A change rolls the control plane on some backends and is refused on Magnum: the plan warns.",
+		Fields: []field{
+			{Name: "oidc", JSON: "oidc", Kind: kObject,
+				Description: "The OIDC issuer people sign in through; the kubeconfig Secret then also holds oidc-kubeconfig, a kubelogin kubeconfig without any secret.",
+				Fields: []field{
+					{Name: "issuer_url", JSON: "issuerURL", Kind: kString, Required: true, Description: "The issuer, an https URL equal to the tokens' iss."},
+					{Name: "client_id", JSON: "clientID", Kind: kString, Required: true, Description: "The audience the tokens are issued for, such as kubectl."},
+					{Name: "username_claim", JSON: "usernameClaim", Kind: kString, Description: "The claim that names the user, such as email. Omitted: sub."},
+					{Name: "username_prefix", JSON: "usernamePrefix", Kind: kString, Description: `Put before every user name. Needs username_claim. Omitted: "oidc:".`},
+					{Name: "groups_claim", JSON: "groupsClaim", Kind: kString, Description: "The claim that lists the user's groups, such as groups. Omitted: no groups."},
+					{Name: "groups_prefix", JSON: "groupsPrefix", Kind: kString, Description: `Put before every group name. Needs groups_claim. Omitted: "oidc:".`},
+					{Name: "certificate_authority_ref", JSON: "certificateAuthorityRef", Kind: kObject,
+						Description: "A ConfigMap in the cluster's namespace with the PEM CA of an issuer that is not publicly trusted.",
+						Fields: []field{
+							{Name: "name", JSON: "name", Kind: kString, Required: true, Description: "Name of the ConfigMap."},
+							{Name: "key", JSON: "key", Kind: kString, Description: "Key in the ConfigMap. Omitted: ca.crt."},
+						}},
+				}},
+			{Name: "allowed_source_ranges", JSON: "allowedSourceRanges", Kind: kStringList,
+				Description: "The networks (canonical CIDRs) that may reach the API server. Omitted: the environment's, else any."},
+		}},
 	{Name: "addons", JSON: "addons", Kind: kObject,
 		Description: "Chooses among the add-ons the environment's catalog offers (docs/addons.md); enforced ones are always installed.",
 		Fields: []field{
