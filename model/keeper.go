@@ -200,7 +200,7 @@ func HoldsCluster(u *unstructured.Unstructured) bool {
 }
 
 // connectionKeys are the keys of the kubeconfig contract (docs/kubeconfig.md).
-var connectionKeys = []string{ConnectionKeyKubeconfig, ConnectionKeyEndpoint, ConnectionKeyCA}
+var connectionKeys = []string{ConnectionKeyKubeconfig, ConnectionKeyEndpoint, ConnectionKeyCA, ConnectionKeyOIDCKubeconfig}
 
 // Delivered are the connection details the cluster's users hold now, from the observed
 // kubeconfig Secret or the legacy composite's, keys of the kubeconfig contract only.

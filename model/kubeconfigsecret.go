@@ -13,7 +13,7 @@ const ResourceKubeconfigSecret = "kubeconfig-secret"
 // before a kubeconfig is delivered, so that the desired state is complete.
 func kubeconfigSecret(req *Request, name string, details map[string][]byte) Resource {
 	data := make(map[string]any, len(details))
-	for _, k := range append(connectionKeys, ConnectionKeyOIDCKubeconfig) {
+	for _, k := range connectionKeys {
 		if v, ok := details[k]; ok {
 			data[k] = base64.StdEncoding.EncodeToString(v)
 		}

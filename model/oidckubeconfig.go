@@ -16,17 +16,16 @@ const ConnectionKeyOIDCKubeconfig = "oidc-kubeconfig"
 // plugin (`kubectl oidc-login get-token`), which opens the browser once and caches the token.
 const KubeloginCommand = "kubectl"
 
-// withOIDCKubeconfig adds the people's kubeconfig to the connection details, made from the
-// delivered endpoint and CA and the issuer in force; without an issuer or an endpoint there
-// is none. It is derived anew on every call, never kept: an issuer removed from the spec
-// takes its kubeconfig with it, and nothing in it is a credential.
+// withOIDCKubeconfig puts the people's kubeconfig into the connection details, made from the
+// delivered endpoint and CA and the issuer in force, once there are both. Like every key
+// delivered, it is never taken back (the keeper keeps it): a cluster whose issuer is removed
+// keeps the last one, which then signs in nowhere, and a new issuer replaces it.
 func withOIDCKubeconfig(req *Request, details map[string][]byte) map[string][]byte {
-	out := maps.Clone(details)
-	delete(out, ConnectionKeyOIDCKubeconfig)
 	endpoint := string(details[ConnectionKeyEndpoint])
 	if req.Access.OIDC == nil || endpoint == "" {
-		return out
+		return details
 	}
+	out := maps.Clone(details)
 	raw, err := OIDCKubeconfig(req.NativeName, endpoint, details[ConnectionKeyCA], req.Access.OIDC)
 	if err != nil {
 		return out

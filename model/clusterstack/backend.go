@@ -57,7 +57,7 @@ func (Backend) Type() kaasv1alpha1.BackendType { return kaasv1alpha1.BackendClus
 // knownVariables are the portable fields that can be mapped to topology variables.
 var knownVariables = []string{
 	envv1alpha1.VariableWorkerFlavor, envv1alpha1.VariableWorkerRootDisk,
-	envv1alpha1.VariableNodeCIDR, envv1alpha1.VariableControlPlaneAvailabilityZones,
+	envv1alpha1.VariableNodeCIDR, envv1alpha1.VariableControlPlaneAvailabilityZones, envv1alpha1.VariableOIDCConfig, envv1alpha1.VariableAPIServerAllowedCIDRs,
 }
 
 // ValidateEnvironment checks data.clusterStack.
