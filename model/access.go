@@ -230,10 +230,12 @@ func checkPEMCA(s string) error {
 }
 
 // ValidateAccess checks spec.access against the environment's policy, beside what CEL says
-// at admission: the function sees every spec, also one from before a rule existed. created
-// says the cluster exists in its backend: the rule that it must name ranges applies to new
-// clusters only, so that an environment edit never refuses a running one.
-func ValidateAccess(spec *kaasv1alpha1.ClusterSpec, env *Environment, created bool) field.ErrorList {
+// at admission: the function sees every spec, also one from before a rule existed. The
+// policy binds what the team names; what the cluster took from the environment's defaults
+// (defaulted, its record) was the environment's own, and an edit of the environment never
+// refuses a running cluster for it. created says the cluster exists in its backend: the
+// rule that it must name ranges applies to new clusters only, for the same reason.
+func ValidateAccess(spec *kaasv1alpha1.ClusterSpec, defaulted *kaasv1alpha1.DefaultedAccess, env *Environment, created bool) field.ErrorList {
 	p := field.NewPath("spec", "access")
 	policy := env.APIServerAccess
 	if policy == nil {
@@ -243,10 +245,13 @@ func ValidateAccess(spec *kaasv1alpha1.ClusterSpec, env *Environment, created bo
 	if a == nil {
 		a = &kaasv1alpha1.AccessSpec{}
 	}
+	if defaulted == nil {
+		defaulted = &kaasv1alpha1.DefaultedAccess{}
+	}
 	var errs field.ErrorList
 	if a.OIDC != nil {
 		errs = append(errs, validateOIDCClaims(p.Child("oidc"), &a.OIDC.OIDCClaims)...)
-		if d := env.Defaults.Access; policy.EnforceOIDC && d != nil && d.OIDC != nil &&
+		if d := env.Defaults.Access; policy.EnforceOIDC && defaulted.OIDC == nil && d != nil && d.OIDC != nil &&
 			(a.OIDC.IssuerURL != d.OIDC.IssuerURL || a.OIDC.ClientID != d.OIDC.ClientID) {
 			errs = append(errs, field.Forbidden(p.Child("oidc", "issuerURL"), fmt.Sprintf(
 				"environment %s signs people in through %s (client %s) only: leave spec.access.oidc out to take it", env.Name, d.OIDC.IssuerURL, d.OIDC.ClientID)))
@@ -258,13 +263,13 @@ func ValidateAccess(spec *kaasv1alpha1.ClusterSpec, env *Environment, created bo
 			errs = append(errs, field.Invalid(rp.Index(i), r, err.Error()))
 			continue
 		}
-		if len(policy.SourceRangesWithin) > 0 && !withinAny(r, policy.SourceRangesWithin) {
+		if len(policy.SourceRangesWithin) > 0 && len(defaulted.AllowedSourceRanges) == 0 && !withinAny(r, policy.SourceRangesWithin) {
 			errs = append(errs, field.Forbidden(rp.Index(i), fmt.Sprintf("%s is wider than environment %s allows: every range must lie within %s",
 				r, env.Name, strings.Join(policy.SourceRangesWithin, ", "))))
 		}
 	}
 	switch {
-	case len(a.AllowedSourceRanges) > 0 && !policy.RestrictSourceRanges:
+	case len(a.AllowedSourceRanges) > 0 && !policy.RestrictSourceRanges && len(defaulted.AllowedSourceRanges) == 0:
 		errs = append(errs, field.Forbidden(rp, fmt.Sprintf(
 			"environment %s cannot restrict who reaches an API server (its data.apiServerAccess.restrictSourceRanges is not set): leave spec.access.allowedSourceRanges out, or ask the platform team for an environment that can", env.Name)))
 	case len(a.AllowedSourceRanges) == 0 && len(policy.SourceRangesWithin) > 0 && !created:
@@ -308,6 +313,17 @@ func validateAccessEnvironment(env *envv1alpha1.Environment) field.ErrorList {
 			}
 		}
 		errs = append(errs, validateCIDRs(p.Child("allowedSourceRanges"), d.AllowedSourceRanges)...)
+		// Defaults the policy refuses would refuse every cluster that names no ranges, for
+		// a field it never set.
+		a := env.APIServerAccess
+		if len(d.AllowedSourceRanges) > 0 && (a == nil || !a.RestrictSourceRanges) {
+			errs = append(errs, field.Forbidden(p.Child("allowedSourceRanges"), "needs data.apiServerAccess.restrictSourceRanges: without it no cluster can be restricted"))
+		}
+		for i, r := range d.AllowedSourceRanges {
+			if a != nil && len(a.SourceRangesWithin) > 0 && checkCIDR(r) == nil && !withinAny(r, a.SourceRangesWithin) {
+				errs = append(errs, field.Forbidden(p.Child("allowedSourceRanges").Index(i), "lies outside data.apiServerAccess.sourceRangesWithin"))
+			}
+		}
 	}
 	if a := env.APIServerAccess; a != nil {
 		p := data.Child("apiServerAccess")
@@ -333,7 +349,7 @@ func validateCIDRs(p *field.Path, ranges []string) field.ErrorList {
 // checkCIDR accepts a CIDR in canonical form, as the XRD's CEL rule does.
 func checkCIDR(s string) error {
 	p, err := netip.ParsePrefix(s)
-	if err != nil || p.Masked() != p {
+	if err != nil || p.Masked().String() != s {
 		return fmt.Errorf("must be a CIDR in canonical form, such as 203.0.113.0/24 or 2001:db8::/32")
 	}
 	return nil

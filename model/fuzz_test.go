@@ -51,7 +51,7 @@ func FuzzDefaultAndValidate(f *testing.F) {
 		if diff := cmp.Diff(spec, again); diff != "" {
 			t.Fatalf("defaulting with the record of the defaults changed the spec: -first, +again:\n%s", diff)
 		}
-		if len(Validate(&spec, env, nil)) > 0 || len(ValidateAccess(&spec, env, false)) > 0 {
+		if len(Validate(&spec, env, nil)) > 0 || len(ValidateAccess(&spec, rec.Access, env, false)) > 0 {
 			return
 		}
 		seen := map[string]bool{}

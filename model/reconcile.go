@@ -127,7 +127,6 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 	// Keep what exists and what was delivered, where the rendering alone would lose it.
 	rendering, obs, events := r.keep(in, req, rendering, obs)
-	obs.ConnectionDetails = withOIDCKubeconfig(req, obs.ConnectionDetails)
 	// Deliver the add-ons once the cluster is Ready with its kubeconfig; keep installed ones.
 	if err := checkAddonsReachable(in, req, env); err != nil {
 		return nil, err
@@ -277,7 +276,7 @@ func validateSpec(xr *kaasv1alpha1.XSCSCluster, req *Request, env *Environment, 
 	if errs := Validate(spec, env, withInstalledAddons(current, req.Observed)); len(errs) > 0 {
 		return invalidSpec(xr, req, env, errs)
 	}
-	if errs := ValidateAccess(spec, req.Environment, created); len(errs) > 0 {
+	if errs := ValidateAccess(spec, req.Defaulted.Access, req.Environment, created); len(errs) > 0 {
 		return invalidSpec(xr, req, env, errs)
 	}
 	if errs := ValidateZonesKept(spec, req.Defaulted, current); len(errs) > 0 {
@@ -327,6 +326,10 @@ func (r *Registry) keep(in Input, req *Request, rendering *Rendering, obs *Obser
 		obs = unknownObservation(obs, &in.Cluster.Status, unobserved)
 	}
 	obs = keepDelivered(obs, Delivered(in))
+	// The people's kubeconfig, made from what was delivered, goes into the Secret too.
+	withPeople := *obs
+	withPeople.ConnectionDetails = withOIDCKubeconfig(req, obs.ConnectionDetails)
+	obs = &withPeople
 	if in.KubeconfigSecret != "" {
 		out.Resources = append(out.Resources, kubeconfigSecret(req, in.KubeconfigSecret, obs.ConnectionDetails))
 		o := *obs

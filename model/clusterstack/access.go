@@ -99,7 +99,7 @@ func accessInForce(cs *envv1alpha1.ClusterStack, c *clusterv1.Cluster) *kaasv1al
 			var o oidcConfig
 			if json.Unmarshal(v.Value.Raw, &o) == nil && o.IssuerURL != "" {
 				out.OIDC = &kaasv1alpha1.OIDCStatus{IssuerURL: o.IssuerURL, ClientID: o.ClientID, UsernameClaim: o.UsernameClaim,
-					UsernamePrefix: strings.TrimPrefix(o.UsernamePrefix, noUsernamePrefix), GroupsClaim: o.GroupsClaim, GroupsPrefix: o.GroupsPrefix}
+					UsernamePrefix: unprefixed(o.UsernamePrefix), GroupsClaim: o.GroupsClaim, GroupsPrefix: o.GroupsPrefix}
 			}
 		case cs.VariableNames[envv1alpha1.VariableAPIServerAllowedCIDRs]:
 			_ = json.Unmarshal(v.Value.Raw, &out.AllowedSourceRanges)
@@ -109,4 +109,12 @@ func accessInForce(cs *envv1alpha1.ClusterStack, c *clusterv1.Cluster) *kaasv1al
 		return nil
 	}
 	return out
+}
+
+// unprefixed reads kube-apiserver's "-" (no prefix) back as the spec's empty prefix.
+func unprefixed(prefix string) string {
+	if prefix == noUsernamePrefix {
+		return ""
+	}
+	return prefix
 }

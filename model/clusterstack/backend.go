@@ -150,6 +150,8 @@ func (Backend) Settings() []model.Setting {
 	rolls := model.ChangeEffect{Effect: model.EffectRollsControlPlane,
 		Note: "Cluster API rolls the control plane and the workers whose templates the ClusterClass patches with it"}
 	return []model.Setting{
+		{Path: "data.apiServerAccess.alwaysAllowedSourceRanges", Change: model.ChangeEffect{Effect: model.EffectInPlace,
+			Note: "Cluster API's OpenStack provider updates the load balancer's allowed CIDRs"}},
 		{Path: "data.clusterStack.managementCluster", Change: elsewhere},
 		{Path: "data.clusterStack.namespace", Change: elsewhere},
 		{Path: "data.clusterStack.provider", Change: model.ChangeEffect{Effect: model.EffectRefused, Note: "the Cluster Stack operator forbids changing a Cluster's provider"}},

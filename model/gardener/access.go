@@ -76,9 +76,11 @@ func aclExtension(ranges []string) (gardencorev1beta1.Extension, error) {
 // and the ACL extension.
 func applyAccess(req *model.Request, shoot *gardencorev1beta1.Shoot) error {
 	if req.Access.OIDC != nil {
-		shoot.Spec.Kubernetes.KubeAPIServer = &gardencorev1beta1.KubeAPIServerConfig{
-			StructuredAuthentication: &gardencorev1beta1.StructuredAuthentication{ConfigMapName: authenticationConfigMapName(shoot.Name)},
+		if shoot.Spec.Kubernetes.KubeAPIServer == nil {
+			shoot.Spec.Kubernetes.KubeAPIServer = &gardencorev1beta1.KubeAPIServerConfig{}
 		}
+		shoot.Spec.Kubernetes.KubeAPIServer.StructuredAuthentication = &gardencorev1beta1.StructuredAuthentication{
+			ConfigMapName: authenticationConfigMapName(shoot.Name)}
 	}
 	if len(req.Access.AllowedSourceRanges) > 0 {
 		ext, err := aclExtension(req.Access.AllowedSourceRanges)

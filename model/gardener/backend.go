@@ -87,6 +87,8 @@ func (Backend) Settings() []model.Setting {
 	lifetime := model.ChangeEffect{Effect: model.EffectInPlace, Note: "the next admin kubeconfig is issued with it"}
 	profile := model.ChangeEffect{Effect: model.EffectRefused, Note: "Gardener moves a Shoot to no other CloudProfile (but a NamespacedCloudProfile of its own)"}
 	return []model.Setting{
+		{Path: "data.apiServerAccess.alwaysAllowedSourceRanges", Change: model.ChangeEffect{Effect: model.EffectInPlace,
+			Note: "the ACL extension updates the ingress filter of the API server"}},
 		{Path: "data.gardener.gardenCluster", Change: elsewhere},
 		{Path: "data.gardener.project", Change: elsewhere},
 		{Path: "data.gardener.namespace", Change: elsewhere},

@@ -45,6 +45,24 @@ func accessLabels(a model.Access) map[string]string {
 	return out
 }
 
+// accessLabelKeys are the labels accessLabels may set.
+var accessLabelKeys = []string{labelOIDCIssuerURL, labelOIDCClientID, labelOIDCUsernameClaim, labelOIDCUsernamePrefix,
+	labelOIDCGroupsClaim, labelOIDCGroupsPrefix, labelAllowedCIDRs}
+
+// removedAccessLabels are the access labels applied (have) and no longer desired (want).
+func removedAccessLabels(want, have any) []string {
+	w, _ := want.(map[string]any)
+	h, _ := have.(map[string]any)
+	var out []string
+	for _, k := range accessLabelKeys {
+		_, desired := w[k]
+		if _, applied := h[k]; applied && !desired {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // validateAccess refuses access Magnum cannot apply: a CA the labels cannot carry, and
 // source ranges without the load balancer that enforces them.
 func validateAccess(req *model.Request) field.ErrorList {
@@ -75,7 +93,7 @@ func accessInForce(c managed) *kaasv1alpha1.AccessStatus {
 	out := &kaasv1alpha1.AccessStatus{}
 	if url := get(labelOIDCIssuerURL); url != "" {
 		out.OIDC = &kaasv1alpha1.OIDCStatus{IssuerURL: url, ClientID: get(labelOIDCClientID), UsernameClaim: get(labelOIDCUsernameClaim),
-			UsernamePrefix: strings.TrimPrefix(get(labelOIDCUsernamePrefix), noUsernamePrefix), GroupsClaim: get(labelOIDCGroupsClaim),
+			UsernamePrefix: unprefixed(get(labelOIDCUsernamePrefix)), GroupsClaim: get(labelOIDCGroupsClaim),
 			GroupsPrefix: get(labelOIDCGroupsPrefix)}
 	}
 	if r := get(labelAllowedCIDRs); r != "" {
@@ -85,4 +103,12 @@ func accessInForce(c managed) *kaasv1alpha1.AccessStatus {
 		return nil
 	}
 	return out
+}
+
+// unprefixed reads kube-apiserver's "-" (no prefix) back as the spec's empty prefix.
+func unprefixed(prefix string) string {
+	if prefix == noUsernamePrefix {
+		return ""
+	}
+	return prefix
 }

@@ -163,6 +163,8 @@ func (Backend) Settings() []model.Setting {
 		{Path: "data.magnum.fixedNetwork", Change: forceNew},
 		{Path: "data.magnum.fixedSubnet", Change: forceNew},
 		{Path: "data.magnum.labels", Change: forceNew},
+		{Path: "data.apiServerAccess.alwaysAllowedSourceRanges", Change: model.ChangeEffect{Effect: model.EffectRefused,
+			Note: "the label master_lb_allowed_cidrs is ForceNew"}},
 	}
 }
 

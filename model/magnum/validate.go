@@ -159,6 +159,11 @@ func forceNewChanges(desired, applied *unstructured.Unstructured, fn forceNew, p
 				}
 				refuse(src, "label "+k, labelValue(h, k), labelValue(w, k))
 			}
+			// The access labels are this project's own (no template sets them): one applied
+			// and no longer desired is access removed, which Magnum cannot do in place either.
+			for _, k := range removedAccessLabels(w, h) {
+				refuse(fn.labels[k], "label "+k, labelValue(h, k), labelValue(w, k))
+			}
 		}
 	}
 	return errs

@@ -23,7 +23,12 @@ import (
 // kubeconfigKey is the key of the kubeconfig in the cluster's Secret (docs/kubeconfig.md).
 const kubeconfigKey = "kubeconfig"
 
+// oidcKubeconfigKey is the key of the people's kubeconfig, which signs in through the
+// cluster's OIDC issuer (docs/access.md).
+const oidcKubeconfigKey = model.ConnectionKeyOIDCKubeconfig
+
 type kubeconfigOptions struct {
+	oidc        bool
 	merge       bool
 	file        string
 	contextName string
@@ -32,11 +37,18 @@ type kubeconfigOptions struct {
 func (a *App) newKubeconfigCommand(flags *genericclioptions.ConfigFlags) *cobra.Command {
 	o := &kubeconfigOptions{}
 	cmd := &cobra.Command{
-		Use:   "kubeconfig NAME [--merge [--kubeconfig-file PATH]]",
+		Use:   "kubeconfig NAME [--oidc] [--merge [--kubeconfig-file PATH]]",
 		Short: "Print an SCSCluster's kubeconfig, or merge it into a kubeconfig file",
 		Long: `Print the kubeconfig of an SCSCluster: the key kubeconfig of the Secret its owner named in
 spec.writeConnectionSecretToRef.name, in the cluster's namespace (docs/kubeconfig.md). It
 goes to standard output only, never into a log or a message.
+
+With --oidc it is the people's kubeconfig instead, the key oidc-kubeconfig of the same
+Secret: it signs in through the cluster's OIDC issuer with kubelogin (kubectl oidc-login)
+and holds no secret, so that it can be handed to every member of a team (docs/access.md).
+A cluster has one when it names an issuer in spec.access.oidc or its environment gives it
+one (defaults.access.oidc); for any other, --oidc fails rather than print the admin
+kubeconfig.
 
 With --merge it is added to a kubeconfig file instead, as a context named after the
 cluster (--context-name to choose another) with a cluster and a user of the same name;
@@ -46,7 +58,8 @@ not changed. The file is --kubeconfig-file, else the first file of $KUBECONFIG, 
 
 Exits 4 while the kubeconfig has not been delivered yet.`,
 		Example: `  kubectl scs kubeconfig dev > dev.kubeconfig
-  kubectl scs kubeconfig dev --merge && kubectl --context dev get nodes`,
+  kubectl scs kubeconfig dev --merge && kubectl --context dev get nodes
+  kubectl scs kubeconfig dev --oidc > dev-people.kubeconfig`,
 		Args:              args(1, 1, "exactly one NAME"),
 		ValidArgsFunction: a.completeClusterNames(flags),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -57,7 +70,11 @@ Exits 4 while the kubeconfig has not been delivered yet.`,
 			if err != nil {
 				return err
 			}
-			data, err := a.readKubeconfig(cmd.Context(), c, c.Namespace, args[0])
+			key := kubeconfigKey
+			if o.oidc {
+				key = oidcKubeconfigKey
+			}
+			data, err := a.readKubeconfig(cmd.Context(), c, c.Namespace, args[0], key)
 			if err != nil {
 				return err
 			}
@@ -81,14 +98,17 @@ Exits 4 while the kubeconfig has not been delivered yet.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&o.oidc, "oidc", false, "The people's kubeconfig, which signs in through the cluster's OIDC issuer, instead of the admin kubeconfig")
 	cmd.Flags().BoolVar(&o.merge, "merge", false, "Merge the kubeconfig into a kubeconfig file instead of printing it")
 	cmd.Flags().StringVar(&o.file, "kubeconfig-file", "", "The kubeconfig file to merge into (default: first of $KUBECONFIG, else ~/.kube/config)")
 	cmd.Flags().StringVar(&o.contextName, "context-name", "", "Name of the merged context, cluster and user (default: the SCSCluster's name)")
 	return cmd
 }
 
-// readKubeconfig returns the kubeconfig of a cluster, or says why there is none yet.
-func (a *App) readKubeconfig(ctx context.Context, c *Clients, namespace, name string) ([]byte, error) {
+// readKubeconfig returns the kubeconfig of a cluster under key of its Secret (kubeconfigKey
+// or oidcKubeconfigKey), or says why there is none (yet). It never falls back to another
+// key: the admin kubeconfig is not the people's.
+func (a *App) readKubeconfig(ctx context.Context, c *Clients, namespace, name, key string) ([]byte, error) {
 	obj, err := c.getCluster(ctx, namespace, name)
 	if err != nil {
 		return nil, err
@@ -96,6 +116,12 @@ func (a *App) readKubeconfig(ctx context.Context, c *Clients, namespace, name st
 	secret := str(obj, "spec", "writeConnectionSecretToRef", "name")
 	if secret == "" {
 		return nil, fmt.Errorf("%s %s/%s names no Secret for its kubeconfig: set spec.writeConnectionSecretToRef.name and apply it", kaasv1alpha1.ClaimKind, namespace, name)
+	}
+	// A cluster without an issuer has no people's kubeconfig to wait for; one whose issuer
+	// was removed may still hold the last, which signs in nowhere.
+	if key == oidcKubeconfigKey && !signsPeopleIn(obj) {
+		return nil, fmt.Errorf("%s %s/%s has no OIDC sign-in: name an issuer in spec.access.oidc, or use an environment whose defaults.access.oidc has one",
+			kaasv1alpha1.ClaimKind, namespace, name)
 	}
 	why := fmt.Sprintf("%s is %s", kaasv1alpha1.ConditionKubeconfigReady, model.ConditionOf(obj, kaasv1alpha1.ConditionKubeconfigReady))
 	s, err := c.Dynamic.Resource(secretGVR).Namespace(namespace).Get(ctx, secret, metav1.GetOptions{})
@@ -105,15 +131,31 @@ func (a *App) readKubeconfig(ctx context.Context, c *Clients, namespace, name st
 	case err != nil:
 		return nil, fmt.Errorf("reading Secret %s/%s: %s", namespace, secret, reasonOf(err))
 	}
-	encoded, _, _ := unstructured.NestedString(s.Object, "data", kubeconfigKey)
+	encoded, _, _ := unstructured.NestedString(s.Object, "data", key)
 	if encoded == "" {
-		return nil, notReady("the kubeconfig of %s %s/%s is not delivered yet: Secret %s has no key %s; %s", kaasv1alpha1.ClaimKind, namespace, name, secret, kubeconfigKey, why)
+		what := "kubeconfig"
+		if key == oidcKubeconfigKey {
+			what = "OIDC kubeconfig"
+		}
+		return nil, notReady("the %s of %s %s/%s is not delivered yet: Secret %s has no key %s; %s", what, kaasv1alpha1.ClaimKind, namespace, name, secret, key, why)
 	}
 	data, err := base64.StdEncoding.DecodeString(encoded)
 	if err != nil {
-		return nil, fmt.Errorf("Secret %s/%s: key %s is not base64", namespace, secret, kubeconfigKey)
+		return nil, fmt.Errorf("Secret %s/%s: key %s is not base64", namespace, secret, key)
 	}
 	return data, nil
+}
+
+// signsPeopleIn says whether the cluster has an OIDC issuer: its own (spec.access.oidc), the
+// environment's it took (status.defaulted.access.oidc), or one its backend still carries
+// (status.access.oidc).
+func signsPeopleIn(obj *unstructured.Unstructured) bool {
+	for _, path := range [][]string{{"spec", "access", "oidc"}, {"status", "defaulted", "access", "oidc"}, {"status", "access", "oidc"}} {
+		if m, _, _ := unstructured.NestedMap(obj.Object, path...); len(m) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // defaultKubeconfigFile is where kubectl would write: the first file of $KUBECONFIG, else

@@ -26,6 +26,47 @@ users:
   user: {token: example-token-not-a-secret}
 `
 
+// peoplesKubeconfig is the people's kubeconfig a cluster with an OIDC issuer gets: no secret
+// in it, kubelogin signs in.
+const peoplesKubeconfig = `apiVersion: v1
+clusters:
+- cluster:
+    server: https://api.dev-mfn4yr.team1.gardener.example.com
+  name: dev-mfn4yr
+contexts:
+- context:
+    cluster: dev-mfn4yr
+    user: oidc-dev-mfn4yr
+  name: oidc-dev-mfn4yr
+current-context: oidc-dev-mfn4yr
+kind: Config
+users:
+- name: oidc-dev-mfn4yr
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      args:
+      - oidc-login
+      - get-token
+      - --oidc-issuer-url=https://login.example.com/realms/team1
+      - --oidc-client-id=kubectl
+      command: kubectl
+      interactiveMode: IfAvailable
+      provideClusterInfo: false
+`
+
+// withIssuer is a claim with an OIDC issuer at path: spec.access.oidc (its own),
+// status.defaulted.access.oidc (its environment's) or status.access.oidc (what its backend
+// still carries).
+func withIssuer(t *testing.T, manifest string, path ...string) *unstructured.Unstructured {
+	t.Helper()
+	c := object(t, manifest)
+	if err := unstructured.SetNestedMap(c.Object, map[string]any{"issuerURL": "https://login.example.com/realms/team1", "clientID": "kubectl"}, path...); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func kubeconfigSecret(t *testing.T, data map[string]string) *unstructured.Unstructured {
 	t.Helper()
 	encoded := map[string]any{}
@@ -84,6 +125,61 @@ func TestKubeconfig(t *testing.T) {
 			args:   []string{"kubeconfig", "fresh"},
 			stderr: "error: SCSCluster team1/fresh names no Secret for its kubeconfig: set spec.writeConnectionSecretToRef.name and apply it\n",
 			code:   ExitError,
+		},
+		{
+			name: "--oidc: the people's kubeconfig of a cluster with its own issuer",
+			objects: func(t *testing.T) []*unstructured.Unstructured {
+				return []*unstructured.Unstructured{withIssuer(t, readyClaim, "spec", "access", "oidc"),
+					kubeconfigSecret(t, map[string]string{"kubeconfig": clusterKubeconfig, "oidc-kubeconfig": peoplesKubeconfig})}
+			},
+			args:   []string{"kubeconfig", "dev", "--oidc"},
+			stdout: peoplesKubeconfig,
+		},
+		{
+			name: "--oidc: the people's kubeconfig of a cluster with its environment's issuer",
+			objects: func(t *testing.T) []*unstructured.Unstructured {
+				return []*unstructured.Unstructured{withIssuer(t, readyClaim, "status", "defaulted", "access", "oidc"),
+					kubeconfigSecret(t, map[string]string{"kubeconfig": clusterKubeconfig, "oidc-kubeconfig": peoplesKubeconfig})}
+			},
+			args:   []string{"kubeconfig", "dev", "--oidc"},
+			stdout: peoplesKubeconfig,
+		},
+		{
+			name: "--oidc: the people's kubeconfig of a cluster whose backend still carries the issuer",
+			objects: func(t *testing.T) []*unstructured.Unstructured {
+				return []*unstructured.Unstructured{withIssuer(t, readyClaim, "status", "access", "oidc"),
+					kubeconfigSecret(t, map[string]string{"kubeconfig": clusterKubeconfig, "oidc-kubeconfig": peoplesKubeconfig})}
+			},
+			args:   []string{"kubeconfig", "dev", "--oidc"},
+			stdout: peoplesKubeconfig,
+		},
+		{
+			name: "--oidc of a cluster without OIDC sign-in: never the admin kubeconfig",
+			objects: func(t *testing.T) []*unstructured.Unstructured {
+				return []*unstructured.Unstructured{object(t, readyClaim), kubeconfigSecret(t, map[string]string{"kubeconfig": clusterKubeconfig, "endpoint": "https://x"})}
+			},
+			args:   []string{"kubeconfig", "dev", "--oidc"},
+			stderr: "error: SCSCluster team1/dev has no OIDC sign-in: name an issuer in spec.access.oidc, or use an environment whose defaults.access.oidc has one\n",
+			code:   ExitError,
+		},
+		{
+			name: "--oidc of a cluster whose issuer was removed: not the last one, which signs in nowhere",
+			objects: func(t *testing.T) []*unstructured.Unstructured {
+				return []*unstructured.Unstructured{object(t, readyClaim),
+					kubeconfigSecret(t, map[string]string{"kubeconfig": clusterKubeconfig, "oidc-kubeconfig": peoplesKubeconfig})}
+			},
+			args:   []string{"kubeconfig", "dev", "--oidc", "--merge"},
+			stderr: "error: SCSCluster team1/dev has no OIDC sign-in: name an issuer in spec.access.oidc, or use an environment whose defaults.access.oidc has one\n",
+			code:   ExitError,
+		},
+		{
+			name: "--oidc not delivered yet",
+			objects: func(t *testing.T) []*unstructured.Unstructured {
+				return []*unstructured.Unstructured{withIssuer(t, readyClaim, "spec", "access", "oidc"), kubeconfigSecret(t, map[string]string{"kubeconfig": clusterKubeconfig})}
+			},
+			args:   []string{"kubeconfig", "dev", "--oidc"},
+			stderr: "error: the OIDC kubeconfig of SCSCluster team1/dev is not delivered yet: Secret dev-kubeconfig has no key oidc-kubeconfig; KubeconfigReady is True (Delivered): the connection secret holds an admin kubeconfig\n",
+			code:   ExitNotReady,
 		},
 		{
 			name:   "--kubeconfig-file without --merge",
@@ -209,5 +305,55 @@ users:
 `
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("new kubeconfig (-want +got):\n%s", diff)
+	}
+}
+
+// TestKubeconfigMergeOIDC: with --oidc the people's kubeconfig is merged, its kubelogin user
+// under the cluster's name.
+func TestKubeconfigMergeOIDC(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config")
+	h := newHarness(t, flavourLegacy, withIssuer(t, readyClaim, "spec", "access", "oidc"),
+		kubeconfigSecret(t, map[string]string{"kubeconfig": clusterKubeconfig, "oidc-kubeconfig": peoplesKubeconfig}))
+	stdout, stderr, code := h.run("", "kubeconfig", "dev", "--oidc", "--merge", "--kubeconfig-file", file)
+	if code != ExitOK || stderr != "" {
+		t.Fatalf("exit code %d, stderr %q", code, stderr)
+	}
+	wantOut := `Context "dev" (https://api.dev-mfn4yr.team1.gardener.example.com) merged into ` + file + "; use it with: kubectl --context dev ...\n"
+	if diff := cmp.Diff(wantOut, stdout); diff != "" {
+		t.Errorf("stdout (-want +got):\n%s", diff)
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `apiVersion: v1
+clusters:
+- cluster:
+    server: https://api.dev-mfn4yr.team1.gardener.example.com
+  name: dev
+contexts:
+- context:
+    cluster: dev
+    user: dev
+  name: dev
+current-context: ""
+kind: Config
+users:
+- name: dev
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      args:
+      - oidc-login
+      - get-token
+      - --oidc-issuer-url=https://login.example.com/realms/team1
+      - --oidc-client-id=kubectl
+      command: kubectl
+      env: null
+      interactiveMode: IfAvailable
+      provideClusterInfo: false
+`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("merged kubeconfig (-want +got):\n%s", diff)
 	}
 }

@@ -48,7 +48,7 @@ secret/dev-kubeconfig
 `
 
 // xrdChecks is what validation says it checks an SCSCluster against.
-const xrdChecks = "XRD scsclusters.kaas.scs.community (the API's XRD, built in): OpenAPI schema, 18 CEL rules, pruning, defaults, metadata, list keys"
+const xrdChecks = "XRD scsclusters.kaas.scs.community (the API's XRD, built in): OpenAPI schema, 25 CEL rules, pruning, defaults, metadata, list keys"
 
 // validatedMinimal is the validation report of the minimal claim's render, with the line
 // of the input given.
