@@ -16,8 +16,10 @@ import (
 func TestAccessEditsReplaceNothing(t *testing.T) {
 	want := map[string]string{ // "" renders; else the refusal names this
 		"gardener/legacy": "", "gardener/namespaced": "",
-		"clusterstack/legacy": "", "clusterstack/namespaced": "",
-		// The remote example maps no oidcConfig variable: refused rather than left without.
+		// The examples map no oidcConfig variable (the pinned scs2 cannot apply it): refused
+		// rather than left without.
+		"clusterstack/legacy":            "data.clusterStack.variableNames.oidcConfig",
+		"clusterstack/namespaced":        "data.clusterStack.variableNames.oidcConfig",
 		"clusterstack-remote/legacy":     "data.clusterStack.variableNames.oidcConfig",
 		"clusterstack-remote/namespaced": "data.clusterStack.variableNames.oidcConfig",
 		"magnum/legacy":                  "spec.access.oidc: Forbidden",
