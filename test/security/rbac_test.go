@@ -37,6 +37,8 @@ var needed = map[string]map[string]grant{
 	"package/rbac.yaml": {
 		"/namespaces": {[]string{"get", "list", "watch"},
 			"the function asks Crossplane for the claim's namespace, for environments that admit namespaces by label"},
+		"/configmaps": {composed,
+			"the function reads an OIDC issuer's CA from a ConfigMap in the cluster's namespace; Crossplane composes a Shoot's structured authentication ConfigMap in a local garden (docs/access.md)"},
 		"clusterstack.x-k8s.io/clusterstackreleases": {[]string{"get", "list", "watch"},
 			"the function reads the releases of a local management cluster to choose the ClusterClass"},
 		"cluster.x-k8s.io/clusters":                  {composed, "Crossplane composes Cluster API Clusters in a local management cluster"},
@@ -50,6 +52,11 @@ var needed = map[string]map[string]grant{
 		"kaas.scs.community/scsclusters": {composed,
 			"a team manages its clusters; not their status, which is Crossplane's (the function keeps names and placement there)"},
 		"/secrets": {[]string{"get"}, "a team reads the kubeconfig Secrets of its clusters"},
+	},
+	// The example add-on that lets a team's people, signed in through OIDC, read its cluster.
+	"examples/addons/team-access/rbac.yaml": {
+		"/configmaps": {[]string{"get", "list", "watch"},
+			"the team's OIDC group reads the hello add-on's ConfigMaps and nothing else (docs/access.md)"},
 	},
 	// provider-gardener-kubeconfig's identity in the garden.
 	"providers/provider-gardener-kubeconfig/examples/garden-rbac.yaml": {
