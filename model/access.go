@@ -63,7 +63,7 @@ func defaultAccess(in *kaasv1alpha1.AccessSpec, d *kaasv1alpha1.DefaultedAccess)
 	}
 	if d != nil {
 		if out.OIDC == nil && d.OIDC != nil {
-			out.OIDC = &kaasv1alpha1.OIDCSpec{OIDCClaims: *d.OIDC.OIDCClaims.DeepCopy()}
+			out.OIDC = &kaasv1alpha1.OIDCSpec{OIDCClaims: *d.OIDC.DeepCopy()}
 		}
 		if len(out.AllowedSourceRanges) == 0 {
 			out.AllowedSourceRanges = slices.Clone(d.AllowedSourceRanges)
@@ -83,8 +83,11 @@ func accessDefaults(env *Environment, kept *kaasv1alpha1.DefaultedValues) *kaasv
 	if env.Defaults.Access == nil {
 		return nil
 	}
-	return &kaasv1alpha1.DefaultedAccess{OIDC: env.Defaults.Access.OIDC.DeepCopy(),
-		AllowedSourceRanges: slices.Clone(env.Defaults.Access.AllowedSourceRanges)}
+	out := &kaasv1alpha1.DefaultedAccess{AllowedSourceRanges: slices.Clone(env.Defaults.Access.AllowedSourceRanges)}
+	if o := env.Defaults.Access.OIDC; o != nil {
+		out.OIDC = o.OIDCClaims.DeepCopy()
+	}
+	return out
 }
 
 // accessRecord is what the defaults gave spec.access, for status.defaulted.access.
@@ -170,8 +173,9 @@ func prefixOr(p *string) string {
 	return *p
 }
 
-// oidcCA is the issuer's CA: from the team's ConfigMap, else the recorded or environment's
-// issuer when the spec's is that one, else none (publicly trusted).
+// oidcCA is the issuer's CA: from the team's ConfigMap, else the environment's when the
+// spec's issuer (named or taken from the defaults) is the environment's, else none
+// (publicly trusted).
 func oidcCA(req *Request, o *kaasv1alpha1.OIDCSpec, required map[string][]*unstructured.Unstructured) (string, error) {
 	if ref := o.CertificateAuthorityRef; ref != nil {
 		p := field.NewPath("spec", "access", "oidc", "certificateAuthorityRef")
@@ -192,10 +196,6 @@ func oidcCA(req *Request, o *kaasv1alpha1.OIDCSpec, required map[string][]*unstr
 		}
 		return "", invalidAccess(req, field.NotFound(p.Child("name"), ref.Name))
 	}
-	if d := req.Defaulted; d != nil && d.Access != nil && d.Access.OIDC != nil && d.Access.OIDC.IssuerURL == o.IssuerURL {
-		return d.Access.OIDC.CertificateAuthority, nil
-	}
-	// A team that repeats the environment's issuer (where it is enforced, say) gets its CA.
 	if d := req.Environment.Defaults.Access; d != nil && d.OIDC != nil && d.OIDC.IssuerURL == o.IssuerURL {
 		return d.OIDC.CertificateAuthority, nil
 	}

@@ -187,13 +187,12 @@ func TestDefaultAccess(t *testing.T) {
 		"NoDefaultsNoAccess": {},
 		"NewClusterTakesTheEnvironments": {
 			defaults: defaults,
-			// The spec names no ConfigMap: the CA stays in the record, for resolveAccess.
+			// The spec names no ConfigMap; the CA is not recorded: it follows the environment.
 			want: &kaasv1alpha1.AccessSpec{OIDC: &kaasv1alpha1.OIDCSpec{OIDCClaims: kaasv1alpha1.OIDCClaims{
 				IssuerURL: "https://login.platform.example", ClientID: "kaas", GroupsClaim: "groups"}},
 				AllowedSourceRanges: []string{"203.0.113.0/24"}},
 			wantRecord: &kaasv1alpha1.DefaultedAccess{
-				OIDC: &kaasv1alpha1.OIDCIssuer{OIDCClaims: kaasv1alpha1.OIDCClaims{IssuerURL: "https://login.platform.example", ClientID: "kaas", GroupsClaim: "groups"},
-					CertificateAuthority: testIssuerCA},
+				OIDC:                &kaasv1alpha1.OIDCClaims{IssuerURL: "https://login.platform.example", ClientID: "kaas", GroupsClaim: "groups"},
 				AllowedSourceRanges: []string{"203.0.113.0/24"}},
 		},
 		"OwnValuesWinAndAreNotRecorded": {
@@ -213,13 +212,12 @@ func TestDefaultAccess(t *testing.T) {
 		},
 		"KeptRecordWinsOverAnEnvironmentEdit": {
 			defaults: edited,
-			kept:     &kaasv1alpha1.DefaultedValues{Access: &kaasv1alpha1.DefaultedAccess{OIDC: &platform, AllowedSourceRanges: []string{"203.0.113.0/24"}}},
+			kept:     &kaasv1alpha1.DefaultedValues{Access: &kaasv1alpha1.DefaultedAccess{OIDC: &platform.OIDCClaims, AllowedSourceRanges: []string{"203.0.113.0/24"}}},
 			want: &kaasv1alpha1.AccessSpec{OIDC: &kaasv1alpha1.OIDCSpec{OIDCClaims: kaasv1alpha1.OIDCClaims{
 				IssuerURL: "https://login.platform.example", ClientID: "kaas", GroupsClaim: "groups"}},
 				AllowedSourceRanges: []string{"203.0.113.0/24"}},
 			wantRecord: &kaasv1alpha1.DefaultedAccess{
-				OIDC: &kaasv1alpha1.OIDCIssuer{OIDCClaims: kaasv1alpha1.OIDCClaims{IssuerURL: "https://login.platform.example", ClientID: "kaas", GroupsClaim: "groups"},
-					CertificateAuthority: testIssuerCA},
+				OIDC:                &kaasv1alpha1.OIDCClaims{IssuerURL: "https://login.platform.example", ClientID: "kaas", GroupsClaim: "groups"},
 				AllowedSourceRanges: []string{"203.0.113.0/24"}},
 		},
 		"RecordWithoutAccessTakesNoNewDefault": {
@@ -361,10 +359,11 @@ func TestResolveAccess(t *testing.T) {
 			access:  withRef(kaasv1alpha1.ConfigMapKeyRef{Name: "issuer-ca"}),
 			wantErr: `XSCSCluster "demo" is invalid (1 problem): spec.access.oidc.certificateAuthorityRef: Forbidden: a cluster without a namespace (a composite made without a claim) has no ConfigMap to read; put the CA into the environment's defaults.access.oidc`,
 		},
-		"CAOfTheRecordedIssuer": {
+		// The CA follows the environment's: a rotated one reaches every cluster of the issuer.
+		"CAOfTheRecordedIssuerIsTheEnvironmentsNow": {
 			access:   platform,
-			recorded: &kaasv1alpha1.DefaultedAccess{OIDC: &kaasv1alpha1.OIDCIssuer{OIDCClaims: platformIssuer(), CertificateAuthority: testIssuerCA}},
-			defaults: &envv1alpha1.AccessDefaults{OIDC: &kaasv1alpha1.OIDCIssuer{OIDCClaims: platformIssuer(), CertificateAuthority: "the environment's CA now"}},
+			recorded: &kaasv1alpha1.DefaultedAccess{OIDC: ptrTo(platformIssuer())},
+			defaults: &envv1alpha1.AccessDefaults{OIDC: &kaasv1alpha1.OIDCIssuer{OIDCClaims: platformIssuer(), CertificateAuthority: testIssuerCA}},
 			want:     Access{OIDC: platformWithCA},
 		},
 		"CAOfTheEnvironmentsIssuerRepeated": {
@@ -374,7 +373,7 @@ func TestResolveAccess(t *testing.T) {
 		},
 		"AnotherIssuerIsPubliclyTrusted": {
 			access:   &kaasv1alpha1.AccessSpec{OIDC: &kaasv1alpha1.OIDCSpec{OIDCClaims: teamIssuer()}},
-			recorded: &kaasv1alpha1.DefaultedAccess{OIDC: &kaasv1alpha1.OIDCIssuer{OIDCClaims: platformIssuer(), CertificateAuthority: testIssuerCA}},
+			recorded: &kaasv1alpha1.DefaultedAccess{OIDC: ptrTo(platformIssuer())},
 			defaults: &envv1alpha1.AccessDefaults{OIDC: &kaasv1alpha1.OIDCIssuer{OIDCClaims: platformIssuer(), CertificateAuthority: testIssuerCA}},
 			want: Access{OIDC: &OIDC{OIDCStatus: kaasv1alpha1.OIDCStatus{IssuerURL: "https://login.example.com/realms/team", ClientID: "kubectl",
 				UsernameClaim: "sub", UsernamePrefix: "oidc:"}}},
@@ -558,7 +557,7 @@ func TestReconcileAccess(t *testing.T) {
 			t.Errorf("defaulted spec.access: -want, +got:\n%s", diff)
 		}
 		wantRecord := &kaasv1alpha1.DefaultedAccess{
-			OIDC:                &kaasv1alpha1.OIDCIssuer{OIDCClaims: kaasv1alpha1.OIDCClaims{IssuerURL: "https://login.platform.example", ClientID: "kaas"}, CertificateAuthority: testIssuerCA},
+			OIDC:                &kaasv1alpha1.OIDCClaims{IssuerURL: "https://login.platform.example", ClientID: "kaas"},
 			AllowedSourceRanges: []string{"203.0.113.0/24"},
 		}
 		if diff := cmp.Diff(wantRecord, out.Status.Defaulted.Access); diff != "" {
@@ -620,7 +619,7 @@ func TestReconcileDeliversTheOIDCKubeconfigInTheSecret(t *testing.T) {
 // does not refuse it with a message that asks it to leave out what it already leaves out.
 func TestEnforcedIssuerEditKeepsRunningClusters(t *testing.T) {
 	xr := namespacedCluster(nil)
-	xr.Status.Defaulted = &kaasv1alpha1.DefaultedValues{Access: &kaasv1alpha1.DefaultedAccess{OIDC: &kaasv1alpha1.OIDCIssuer{OIDCClaims: platformIssuer()}}}
+	xr.Status.Defaulted = &kaasv1alpha1.DefaultedValues{Access: &kaasv1alpha1.DefaultedAccess{OIDC: ptrTo(platformIssuer())}}
 	_, err := NewRegistry(fakeBackend{}).Reconcile(Input{Cluster: xr, Required: accessEnvironments(map[string]any{"enforceOIDC": true},
 		map[string]any{"oidc": map[string]any{"issuerURL": "https://sso.platform.example", "clientID": "kaas"}})})
 	if err != nil {

@@ -61,7 +61,7 @@ var Files = map[Flavour]string{
 }
 
 // connectionSecretKeys are the keys every backend delivers where it can (docs/kubeconfig.md).
-var connectionSecretKeys = []string{"kubeconfig", "endpoint", "ca.crt"}
+var connectionSecretKeys = []string{"kubeconfig", "endpoint", "ca.crt", "oidc-kubeconfig"}
 
 // printerColumns are the same in both flavours.
 var printerColumns = []extv1.CustomResourceColumnDefinition{

@@ -282,8 +282,8 @@ func TestAddons(t *testing.T) {
 		}
 		return false, fmt.Errorf("still there (%v)", err)
 	})
-	waitClaimIn(ctx, t, faultDeadline, addonsNamespace, first.claim, "AddonsReady with hello only", allOf(
-		hasCondition("AddonsReady", "True", "AddonsApplied"), addonNames("hello")))
+	waitClaimIn(ctx, t, faultDeadline, addonsNamespace, first.claim, "AddonsReady with hello and team-access only", allOf(
+		hasCondition("AddonsReady", "True", "AddonsApplied"), addonNames("hello", "team-access")))
 	// Its Kustomization goes once Flux has finalised it (pruned what it applied).
 	waitFor(ctx, t, faultDeadline, "web's Kustomization of "+first.claim+" gone", func(ctx context.Context) (bool, error) {
 		left := fluxObjectsOf(ctx, t, fluxNamespace, "kaas.scs.community/cluster="+natives[first.claim])

@@ -38,8 +38,8 @@ type OIDCSpec struct {
 	CertificateAuthorityRef *ConfigMapKeyRef `json:"certificateAuthorityRef,omitempty"`
 }
 
-// OIDCIssuer is an issuer as a platform writes it into an environment and as a cluster
-// records it: its CA inline, since it is public and the environment has no namespace.
+// OIDCIssuer is an issuer as a platform writes it into an environment: its CA inline, since
+// it is public and the environment has no namespace.
 type OIDCIssuer struct {
 	OIDCClaims `json:",inline"`
 
@@ -155,10 +155,12 @@ type OIDCStatus struct {
 	GroupsPrefix string `json:"groupsPrefix,omitempty"`
 }
 
-// DefaultedAccess is what the environment filled in of spec.access.
+// DefaultedAccess is what the environment filled in of spec.access. The issuer's CA is not
+// recorded: it follows the environment's, so that a rotated CA reaches every cluster of
+// that issuer at once (and no certificate sits in a status).
 type DefaultedAccess struct {
 	// +optional
-	OIDC *OIDCIssuer `json:"oidc,omitempty"`
+	OIDC *OIDCClaims `json:"oidc,omitempty"`
 	// +optional
 	// +listType=atomic
 	AllowedSourceRanges []string `json:"allowedSourceRanges,omitempty"`

@@ -349,7 +349,7 @@ func (in *DefaultedAccess) DeepCopyInto(out *DefaultedAccess) {
 	*out = *in
 	if in.OIDC != nil {
 		in, out := &in.OIDC, &out.OIDC
-		*out = new(OIDCIssuer)
+		*out = new(OIDCClaims)
 		(*in).DeepCopyInto(*out)
 	}
 	if in.AllowedSourceRanges != nil {
