@@ -88,6 +88,7 @@ func (a *App) describe(ctx context.Context, c *Clients, obj *unstructured.Unstru
 	field("Kubernetes", k)
 	field("API server", str(obj, "status", "apiServerURL"))
 	field("Kubeconfig", kubeconfigLine(obj))
+	field("Access", accessLine(obj))
 	field("Deletion", deletionLine(obj))
 
 	describePools(w, obj)
@@ -146,6 +147,26 @@ func kubeconfigLine(obj *unstructured.Unstructured) string {
 		}
 	}
 	return line
+}
+
+// accessLine says who may reach the API server as the backend's native object says it
+// (status.access, docs/access.md): the issuer people sign in through, and the networks.
+// Empty when the cluster reports neither.
+func accessLine(obj *unstructured.Unstructured) string {
+	access, found, _ := unstructured.NestedMap(obj.Object, "status", "access")
+	if !found {
+		return ""
+	}
+	var parts []string
+	if issuer := str(obj, "status", "access", "oidc", "issuerURL"); issuer != "" {
+		parts = append(parts, "sign-in through "+issuer+" (client "+str(obj, "status", "access", "oidc", "clientID")+"; kubectl scs kubeconfig --oidc)")
+	}
+	if ranges := fields.Strings(obj, "status", "access", "allowedSourceRanges"); len(ranges) > 0 {
+		parts = append(parts, "API server open to "+strings.Join(ranges, ", "))
+	} else if len(access) > 0 {
+		parts = append(parts, "API server open to any network")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // deletionLine says whether deletion protection is on and why, as the admission policy

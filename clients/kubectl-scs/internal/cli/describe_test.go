@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,6 +69,13 @@ status:
   - {type: SpecSupported, status: "False", reason: UnsupportedFields, message: "spec.hibernation: Magnum cannot hibernate a cluster; the field is ignored; spec.maintenance.window: Magnum has no maintenance window; the field is ignored"}
 `
 
+// readyClaimWithAccess is readyClaim with the access its Shoot carries (docs/access.md).
+var readyClaimWithAccess = strings.Replace(readyClaim, "  kubernetes: {version: 1.34.5}\n", `  kubernetes: {version: 1.34.5}
+  access:
+    oidc: {issuerURL: https://login.example.com, clientID: kubectl, usernameClaim: email, usernamePrefix: "oidc:"}
+    allowedSourceRanges: [203.0.113.0/24]
+`, 1)
+
 func TestDescribe(t *testing.T) {
 	forbidden := func(resource string) clienttesting.ReactionFunc {
 		return func(clienttesting.Action) (bool, runtime.Object, error) {
@@ -85,7 +93,7 @@ func TestDescribe(t *testing.T) {
 	}{
 		{
 			name:    "a ready legacy claim with its composite and events",
-			objects: []string{readyClaim, readyComposite, claimEvent, otherEvent},
+			objects: []string{readyClaimWithAccess, readyComposite, claimEvent, otherEvent},
 			args:    []string{"describe", "dev"},
 			stdout: `Name:           dev
 Namespace:      team1
@@ -99,6 +107,7 @@ Phase:          Ready
 Kubernetes:     spec 1.34, runs 1.34.5
 API server:     https://api.dev-mfn4yr.team1.gardener.example.com
 Kubeconfig:     Secret team1/dev-kubeconfig, KubeconfigReady True (Delivered)
+Access:         sign-in through https://login.example.com (client kubectl; kubectl scs kubeconfig --oidc); API server open to 203.0.113.0/24
 Deletion:       not protected; deleting it now would delete the cluster
 Node pools:
   NAME      MACHINE TYPE   SIZE              ZONES         NODES   READY   PENDING
