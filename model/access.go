@@ -166,6 +166,26 @@ func resolveAccess(req *Request, required map[string][]*unstructured.Unstructure
 	return out, nil
 }
 
+// UsernamePrefixFlag is the issuer's username prefix as kube-apiserver's
+// --oidc-username-prefix takes it, for backends that set the flags (Cluster Stacks, Magnum):
+// "-" for none, since an empty flag prefixes every name but an email with the issuer URL.
+func (o *OIDC) UsernamePrefixFlag() string {
+	if o.UsernamePrefix == "" {
+		return noUsernamePrefixFlag
+	}
+	return o.UsernamePrefix
+}
+
+// UsernamePrefixOfFlag reads --oidc-username-prefix back as the spec's prefix.
+func UsernamePrefixOfFlag(flag string) string {
+	if flag == noUsernamePrefixFlag {
+		return ""
+	}
+	return flag
+}
+
+const noUsernamePrefixFlag = "-"
+
 func prefixOr(p *string) string {
 	if p == nil {
 		return kaasv1alpha1.DefaultOIDCPrefix

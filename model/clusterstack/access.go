@@ -25,19 +25,11 @@ type oidcConfig struct {
 	GroupsPrefix   string `json:"groupsPrefix"`
 }
 
-// noUsernamePrefix is kube-apiserver's --oidc-username-prefix for none: an empty flag would
-// prefix every name but an email with the issuer URL.
-const noUsernamePrefix = "-"
-
 // setAccess sets the access variables; validateAccess made sure the stack has them.
 func setAccess(req *model.Request, vars *variables) {
 	if o := req.Access.OIDC; o != nil {
-		prefix := o.UsernamePrefix
-		if prefix == "" {
-			prefix = noUsernamePrefix
-		}
 		vars.set(envv1alpha1.VariableOIDCConfig, oidcConfig{IssuerURL: o.IssuerURL, ClientID: o.ClientID,
-			UsernameClaim: o.UsernameClaim, UsernamePrefix: prefix, GroupsClaim: o.GroupsClaim, GroupsPrefix: o.GroupsPrefix})
+			UsernameClaim: o.UsernameClaim, UsernamePrefix: o.UsernamePrefixFlag(), GroupsClaim: o.GroupsClaim, GroupsPrefix: o.GroupsPrefix})
 	}
 	if len(req.Access.AllowedSourceRanges) > 0 {
 		vars.set(envv1alpha1.VariableAPIServerAllowedCIDRs, req.Access.AllowedSourceRanges)
@@ -99,7 +91,7 @@ func accessInForce(cs *envv1alpha1.ClusterStack, c *clusterv1.Cluster) *kaasv1al
 			var o oidcConfig
 			if json.Unmarshal(v.Value.Raw, &o) == nil && o.IssuerURL != "" {
 				out.OIDC = &kaasv1alpha1.OIDCStatus{IssuerURL: o.IssuerURL, ClientID: o.ClientID, UsernameClaim: o.UsernameClaim,
-					UsernamePrefix: unprefixed(o.UsernamePrefix), GroupsClaim: o.GroupsClaim, GroupsPrefix: o.GroupsPrefix}
+					UsernamePrefix: model.UsernamePrefixOfFlag(o.UsernamePrefix), GroupsClaim: o.GroupsClaim, GroupsPrefix: o.GroupsPrefix}
 			}
 		case cs.VariableNames[envv1alpha1.VariableAPIServerAllowedCIDRs]:
 			_ = json.Unmarshal(v.Value.Raw, &out.AllowedSourceRanges)
@@ -109,12 +101,4 @@ func accessInForce(cs *envv1alpha1.ClusterStack, c *clusterv1.Cluster) *kaasv1al
 		return nil
 	}
 	return out
-}
-
-// unprefixed reads kube-apiserver's "-" (no prefix) back as the spec's empty prefix.
-func unprefixed(prefix string) string {
-	if prefix == noUsernamePrefix {
-		return ""
-	}
-	return prefix
 }

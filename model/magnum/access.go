@@ -22,19 +22,12 @@ const (
 	labelAllowedCIDRs       = "master_lb_allowed_cidrs"
 )
 
-// noUsernamePrefix is kube-apiserver's --oidc-username-prefix for none: an empty flag would
-// prefix every name but an email with the issuer URL.
-const noUsernamePrefix = "-"
-
 // accessLabels are the labels of the access in force.
 func accessLabels(a model.Access) map[string]string {
 	out := map[string]string{}
 	if o := a.OIDC; o != nil {
 		out[labelOIDCIssuerURL], out[labelOIDCClientID], out[labelOIDCUsernameClaim] = o.IssuerURL, o.ClientID, o.UsernameClaim
-		out[labelOIDCUsernamePrefix] = o.UsernamePrefix
-		if o.UsernamePrefix == "" {
-			out[labelOIDCUsernamePrefix] = noUsernamePrefix
-		}
+		out[labelOIDCUsernamePrefix] = o.UsernamePrefixFlag()
 		if o.GroupsClaim != "" {
 			out[labelOIDCGroupsClaim], out[labelOIDCGroupsPrefix] = o.GroupsClaim, o.GroupsPrefix
 		}
@@ -93,7 +86,7 @@ func accessInForce(c managed) *kaasv1alpha1.AccessStatus {
 	out := &kaasv1alpha1.AccessStatus{}
 	if url := get(labelOIDCIssuerURL); url != "" {
 		out.OIDC = &kaasv1alpha1.OIDCStatus{IssuerURL: url, ClientID: get(labelOIDCClientID), UsernameClaim: get(labelOIDCUsernameClaim),
-			UsernamePrefix: unprefixed(get(labelOIDCUsernamePrefix)), GroupsClaim: get(labelOIDCGroupsClaim),
+			UsernamePrefix: model.UsernamePrefixOfFlag(get(labelOIDCUsernamePrefix)), GroupsClaim: get(labelOIDCGroupsClaim),
 			GroupsPrefix: get(labelOIDCGroupsPrefix)}
 	}
 	if r := get(labelAllowedCIDRs); r != "" {
@@ -103,12 +96,4 @@ func accessInForce(c managed) *kaasv1alpha1.AccessStatus {
 		return nil
 	}
 	return out
-}
-
-// unprefixed reads kube-apiserver's "-" (no prefix) back as the spec's empty prefix.
-func unprefixed(prefix string) string {
-	if prefix == noUsernamePrefix {
-		return ""
-	}
-	return prefix
 }
