@@ -41,6 +41,15 @@ type Backend interface {
 	// change in place, and renders the native objects and the status, deterministically.
 	// Observed state it cannot read is an error (Unreadable).
 	Translate(req *Request) (*Translation, error)
+
+	// Import describes a cluster that exists in the portable API: the reverse of Translate.
+	// natives are its native objects as they exist, unwrapped from their Objects: the
+	// backend's own object for the cluster (a Shoot, a Cluster, a ClusterV1) and those it
+	// renders beside it that say more of the cluster (a Shoot's authentication ConfigMap,
+	// Magnum's NodegroupV1s). Rendering Imported.Spec in env with Imported.Settings gives
+	// back the natives as they are. A cluster this API cannot manage is an error that says
+	// why; what the spec cannot express but rendering leaves as it is goes in Unportable.
+	Import(natives []*unstructured.Unstructured, env *Environment) (*Imported, error)
 }
 
 // Translation is what a backend made of one request.

@@ -32,6 +32,9 @@ func (b fakeBackend) Requirements(*Request) map[string]Selector      { return b.
 func (fakeBackend) Capabilities() Capabilities                       { return Capabilities{} }
 func (fakeBackend) NameLength(*Environment) int                      { return 20 }
 func (fakeBackend) Settings() []Setting                              { return nil }
+func (fakeBackend) Import([]*unstructured.Unstructured, *Environment) (*Imported, error) {
+	return nil, nil
+}
 
 func (b fakeBackend) Translate(req *Request) (*Translation, error) {
 	if errs := b.validate(req); len(errs) > 0 {
