@@ -445,7 +445,9 @@ func accessEnvironments(apiServerAccess, defaultAccess map[string]any) map[strin
 		data["defaults"] = map[string]any{"access": defaultAccess}
 	}
 	return map[string][]*unstructured.Unstructured{EnvironmentsRequirement: {environmentConfig("cfg",
-		map[string]string{"kaas.scs.community/environment": "regionone", "kaas.scs.community/default": "true"}, data)}}
+		map[string]string{"kaas.scs.community/environment": "regionone", "kaas.scs.community/default": "true"}, data)},
+		// Looked for before it is managed: not there, a new cluster.
+		LookupRequirementPrefix + "fake-cluster": nil}
 }
 
 // TestReconcileAccess drives spec.access through Reconcile: a refused spec gives an error

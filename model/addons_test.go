@@ -33,7 +33,9 @@ func addonEnvironments(catalog []any) map[string][]*unstructured.Unstructured {
 			"backend": "fake", "region": "RegionOne", "addons": catalog,
 			"access":  map[string]any{"namespaces": []any{"team-a"}},
 			"catalog": map[string]any{"kubernetesVersions": []any{"1.34"}, "zones": []any{"az1"}},
-		})}}
+		})},
+		// Looked for before it is managed: not there.
+		LookupRequirementPrefix + "fake-cluster": nil}
 }
 
 // namespacedCluster is team-a's cluster demo, whose kubeconfig goes to Secret demo-kubeconfig.

@@ -171,6 +171,10 @@ func syncedCondition(rendered []Resource, observed map[string]ObservedResource) 
 		}
 		s := ConditionOf(o.Object, ManagedConditionSynced)
 		switch {
+		case onlyObserves(o.Object) && reportsNotThere(o.Object):
+			// What it observes is not there yet (a kubeconfig Secret), or was not when it
+			// was looked for before managing: nothing failed.
+			pending = append(pending, r.Name)
 		case s.Found && s.Status == string(ConditionFalse):
 			failed = append(failed, fmt.Sprintf("%s (%s %s): %s", r.Name, o.Object.GetKind(), o.Object.GetName(), s.Message))
 		case !s.Found && isManaged(o.Object):

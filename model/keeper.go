@@ -288,3 +288,39 @@ func copyStatus(s *kaasv1alpha1.ClusterStatus) kaasv1alpha1.ClusterStatus {
 	}
 	return *s.DeepCopy()
 }
+
+// keepExternalNames returns the rendering with every managed resource's external name as
+// its provider knows it (observed now, else remembered), and the names to remember: a
+// managed resource composed again after its control plane was lost then manages what it
+// managed, where without the name its provider would create another. Only names that its
+// object name does not give are remembered.
+func keepExternalNames(rendering *Rendering, observed map[string]ObservedResource, remembered map[string]string) (*Rendering, map[string]string) {
+	out := *rendering
+	out.Resources = slices.Clone(rendering.Resources)
+	var names map[string]string
+	for i, res := range out.Resources {
+		if !isManagedResource(res.Object) {
+			continue
+		}
+		name := remembered[res.Name]
+		if o := observed[res.Name].Object; o != nil && o.GetAnnotations()[ExternalNameAnnotation] != "" {
+			name = o.GetAnnotations()[ExternalNameAnnotation]
+		}
+		if name == "" || name == res.Object.GetName() {
+			continue
+		}
+		if names == nil {
+			names = map[string]string{}
+		}
+		names[res.Name] = name
+		u := res.Object.DeepCopy()
+		a := u.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a[ExternalNameAnnotation] = name
+		u.SetAnnotations(a)
+		out.Resources[i].Object = u
+	}
+	return &out, names
+}

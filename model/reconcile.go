@@ -125,8 +125,22 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Remember the names providers know managed resources by, and compose them with them.
+	var externalNames map[string]string
+	rendering, externalNames = keepExternalNames(rendering, in.Observed, pinnedBackend(in.Cluster).ExternalNames)
+	// Observe before managing: what may exist is looked for, and without memory read back,
+	// before anything is written to the backend.
+	rendering, obs, adopting, fetched, err := observeBeforeManaging(in, req, backend, &kept, rendering, obs, out.Requirements)
+	switch {
+	case err != nil:
+		return nil, err
+	case !fetched:
+		out.Complete = false
+		return out, nil
+	}
 	// Keep what exists and what was delivered, where the rendering alone would lose it.
 	rendering, obs, events := r.keep(in, req, rendering, obs)
+	events = append(adopting, events...)
 	// Deliver the add-ons once the cluster is Ready with its kubeconfig; keep installed ones.
 	if err := checkAddonsReachable(in, req, env); err != nil {
 		return nil, err
@@ -142,6 +156,7 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 	// Observe: the status, every condition and the events.
 	observe(out, in, req, env, kept, rendering, obs, events)
+	out.Status.Backend.ExternalNames = externalNames
 	var addonsReady *Condition
 	if out.Status.Addons, addonsReady = addonStatus(delivered, in.Observed); addonsReady != nil {
 		out.Conditions = append(out.Conditions, *addonsReady)
@@ -221,7 +236,10 @@ type recalled struct {
 func recall(in Input, env *Environment, backend Backend) (*Request, recalled, error) {
 	xr := in.Cluster
 	pinned := pinnedBackend(xr)
-	r := recalled{settings: SettingsOf(backend), adoption: pinned.Adopted, created: len(backendResources(backend.Type(), in.Observed)) > 0}
+	// Created once something of it that writes is composed, or its memory says so (restored
+	// from a backup while nothing of it is composed yet); what only observes, such as a
+	// lookout before managing, creates nothing.
+	r := recalled{settings: SettingsOf(backend), adoption: pinned.Adopted, created: pinned.Created || !probing(backend.Type(), in.Observed)}
 	adopt := xr.GetAnnotations()[kaasv1alpha1.AnnotationAdoptEnvironment]
 	adopting := adopt != "" && adopt != pinned.Adopted
 	record := map[string]string{}
@@ -366,6 +384,7 @@ func observe(out *Output, in Input, req *Request, env *Environment, kept recalle
 		DeletionPolicy: deletionPolicy(rendering.Resources),
 		Pinned:         kept.record,
 		Adopted:        kept.adoption,
+		Created:        kept.created,
 	}
 	if out.Status.Backend.NativeRef == nil && pinned.NativeRef != nil {
 		// Its inputs are not observed yet; the object has not moved.
@@ -398,9 +417,12 @@ func clusterName(xr *kaasv1alpha1.XSCSCluster, backend Backend, env *Environment
 	switch {
 	case b != nil && b.Name != "":
 		return b.Name
-	case len(existing) > 0, b != nil && b.Type != "":
+	case !probing(backend.Type(), observed), b != nil && b.Type != "":
 		// Built before names were recorded: with the composite's name.
 		return xr.Name
+	case xr.GetAnnotations()[kaasv1alpha1.AnnotationNativeName] != "":
+		// Imported under the name it was made with; adopted only if handed over (checkAdoptable).
+		return xr.GetAnnotations()[kaasv1alpha1.AnnotationNativeName]
 	}
 	return NativeName(IdentityOf(xr), backend.NameLength(env))
 }

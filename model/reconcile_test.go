@@ -113,7 +113,9 @@ func testCluster() *kaasv1alpha1.XSCSCluster {
 }
 
 func TestReconcile(t *testing.T) {
-	environments := map[string][]*unstructured.Unstructured{EnvironmentsRequirement: {fakeEnvironmentConfig()}}
+	environments := map[string][]*unstructured.Unstructured{EnvironmentsRequirement: {fakeEnvironmentConfig()},
+		// Looked for before it is managed: not there, a new cluster.
+		LookupRequirementPrefix + "fake-cluster": nil}
 	pinnedTo := func(backend kaasv1alpha1.BackendType, env string) *kaasv1alpha1.XSCSCluster {
 		xr := testCluster()
 		xr.Status.Backend = &kaasv1alpha1.BackendStatus{Type: backend, Environment: env}
@@ -138,6 +140,8 @@ func TestReconcile(t *testing.T) {
 		wantReason   string
 		// wantName is the cluster's name when it is not a new one's (demo-fklvc3).
 		wantName string
+		// wantCreated: something of the cluster that writes is composed.
+		wantCreated bool
 	}{
 		"FirstCallAsksForEnvironments": {
 			in:       Input{Cluster: testCluster()},
@@ -151,7 +155,7 @@ func TestReconcile(t *testing.T) {
 		"Renders": {
 			in:           Input{Cluster: testCluster(), Required: environments},
 			wantComplete: true,
-			wantReqs:     []string{EnvironmentsRequirement},
+			wantReqs:     []string{EnvironmentsRequirement, LookupRequirementPrefix + "fake-cluster"},
 		},
 		"PinnedToAnotherBackend": {
 			in:         Input{Cluster: pinnedTo("other", "regionone"), Required: environments},
@@ -234,13 +238,14 @@ func TestReconcile(t *testing.T) {
 			wantComplete: true,
 			wantReqs:     []string{EnvironmentsRequirement},
 			// Objects exist that carry no name: the cluster was built with the composite's.
-			wantName: "demo",
+			wantName:    "demo",
+			wantCreated: true,
 		},
 		// What other pipeline steps compose is theirs, not the backend's.
 		"OtherStepsResourcesAreNotChecked": {
 			in:           Input{Cluster: testCluster(), Required: environments, Observed: observed("platform-extra", "ConfigMap")},
 			wantComplete: true,
-			wantReqs:     []string{EnvironmentsRequirement},
+			wantReqs:     []string{EnvironmentsRequirement, LookupRequirementPrefix + "fake-cluster"},
 		},
 		"SecretDataInAnObjectsStatus": {
 			in: Input{Cluster: testCluster(), Required: environments, Observed: map[string]ObservedResource{"fake-kubeconfig": {Object: &unstructured.Unstructured{Object: map[string]any{
@@ -318,7 +323,8 @@ func TestReconcile(t *testing.T) {
 				// The fake backend composes a plain object: deleting the composite deletes it.
 				DeletionPolicy: kaasv1alpha1.DeletionDelete,
 				// The region is kept for every backend; the fake one has no settings of its own.
-				Pinned: map[string]string{"data.region": "RegionOne"}}
+				Pinned:  map[string]string{"data.region": "RegionOne"},
+				Created: tc.wantCreated}
 			if diff := cmp.Diff(want, out.Status.Backend); diff != "" {
 				t.Errorf("status.backend: -want, +got:\n%s", diff)
 			}

@@ -65,7 +65,9 @@ func registrationEnvironments(argoCD map[string]any) map[string][]*unstructured.
 		data["argoCD"] = argoCD
 	}
 	return map[string][]*unstructured.Unstructured{EnvironmentsRequirement: {environmentConfig("cfg",
-		map[string]string{"kaas.scs.community/environment": "regionone", "kaas.scs.community/default": "true"}, data)}}
+		map[string]string{"kaas.scs.community/environment": "regionone", "kaas.scs.community/default": "true"}, data)},
+		// Looked for before it is managed: not there.
+		LookupRequirementPrefix + "fake-cluster": nil}
 }
 
 // argoCDSecret is the cluster Secret a registration composes, as Argo CD documents it.

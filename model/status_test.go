@@ -33,9 +33,9 @@ func (b placingBackend) Translate(req *Request) (*Translation, error) {
 	}
 	return &Translation{
 		Rendering: &Rendering{Resources: []Resource{
-			req.Place(b.cluster).Compose(Native{Resource: "native", Object: native, Wrapper: req.NativeName + "-native"}),
-			managed("holds-cluster", false),
-			managed("expires-anyway", true),
+			req.Place(b.cluster).Compose(Native{Resource: "fake-native", Object: native, Wrapper: req.NativeName + "-native"}),
+			managed("fake-holds-cluster", false),
+			managed("fake-expires-anyway", true),
 		}},
 		Observation: &Observation{Status: kaasv1alpha1.ClusterStatus{Phase: kaasv1alpha1.PhaseProvisioning}},
 	}, nil
@@ -62,39 +62,39 @@ func TestDeletionPolicy(t *testing.T) {
 		"UnprotectedLegacyDeletes": {
 			cluster: "garden",
 			want: want{status: kaasv1alpha1.DeletionDelete, resources: map[string]string{
-				"native": "Delete", "holds-cluster": "Delete", "expires-anyway": "Delete"}},
+				"fake-native": "Delete", "fake-holds-cluster": "Delete", "fake-expires-anyway": "Delete"}},
 		},
 		"ProtectedLegacyOrphans": {
 			protected: true, cluster: "garden",
 			want: want{status: kaasv1alpha1.DeletionOrphan, resources: map[string]string{
-				"native": "Orphan", "holds-cluster": "Orphan", "expires-anyway": "Delete"}},
+				"fake-native": "Orphan", "fake-holds-cluster": "Orphan", "fake-expires-anyway": "Delete"}},
 		},
 		"AnnotationOrphansAnUnprotectedCluster": {
 			annotation: "Orphan", cluster: "garden",
 			want: want{status: kaasv1alpha1.DeletionOrphan, resources: map[string]string{
-				"native": "Orphan", "holds-cluster": "Orphan", "expires-anyway": "Delete"}},
+				"fake-native": "Orphan", "fake-holds-cluster": "Orphan", "fake-expires-anyway": "Delete"}},
 		},
 		"AnnotationDeleteKeepsProtection": {
 			annotation: "Delete", protected: true, cluster: "garden",
 			want: want{status: kaasv1alpha1.DeletionOrphan, resources: map[string]string{
-				"native": "Orphan", "holds-cluster": "Orphan", "expires-anyway": "Delete"}},
+				"fake-native": "Orphan", "fake-holds-cluster": "Orphan", "fake-expires-anyway": "Delete"}},
 		},
 		"NamespacedOrphanDropsTheDeletePolicy": {
 			annotation: "Orphan", namespaced: true, cluster: "garden",
 			want: want{status: kaasv1alpha1.DeletionOrphan, resources: map[string]string{
-				"native": "Observe,Create,Update,LateInitialize", "holds-cluster": "Observe,Create,Update,LateInitialize", "expires-anyway": "*"}},
+				"fake-native": "Observe,Create,Update,LateInitialize", "fake-holds-cluster": "Observe,Create,Update,LateInitialize", "fake-expires-anyway": "*"}},
 		},
 		"NamespacedUnprotectedDeletes": {
 			namespaced: true, cluster: "garden",
 			want: want{status: kaasv1alpha1.DeletionDelete, resources: map[string]string{
-				"native": "*", "holds-cluster": "*", "expires-anyway": "*"}},
+				"fake-native": "*", "fake-holds-cluster": "*", "fake-expires-anyway": "*"}},
 		},
 		// A local native object is deleted with its composite whatever is asked: the status
 		// says so, and the admission policy then keeps refusing to delete a protected one.
 		"LocalObjectCannotBeOrphaned": {
 			annotation: "Orphan", cluster: "local",
 			want: want{status: kaasv1alpha1.DeletionDelete, resources: map[string]string{
-				"native": "", "holds-cluster": "Orphan", "expires-anyway": "Delete"}},
+				"fake-native": "", "fake-holds-cluster": "Orphan", "fake-expires-anyway": "Delete"}},
 		},
 		"UnknownAnnotationValueRefused": {
 			annotation: "Keep", cluster: "garden",
@@ -116,7 +116,9 @@ func TestDeletionPolicy(t *testing.T) {
 				_ = unstructured.SetNestedField(env.Object, map[string]any{"namespaces": []any{"team1"}}, "data", "access")
 			}
 			out, err := NewRegistry(placingBackend{cluster: tc.cluster}).Reconcile(Input{Cluster: xr,
-				Required: map[string][]*unstructured.Unstructured{EnvironmentsRequirement: {env}},
+				// Looked for before it is managed, the native object is not there: a new cluster.
+				Required: map[string][]*unstructured.Unstructured{EnvironmentsRequirement: {env}, LookupRequirementPrefix + "fake-native": nil},
+				Observed: lookedFor(xr, tc.cluster),
 				Options:  Options{ConnectionSecretNamespace: "crossplane-system"}})
 			if tc.wantErr != "" {
 				var me *Error
@@ -170,4 +172,28 @@ func TestDeletionPolicyOfKeptResources(t *testing.T) {
 	if !orphans(observeOnly) {
 		t.Errorf("an observe-only managed resource deletes nothing")
 	}
+}
+
+// lookedFor is what looking for the native object observed: remotely an observe-only
+// Object that reports it is not there, locally nothing (a required resource says so).
+func lookedFor(xr *kaasv1alpha1.XSCSCluster, cluster string) map[string]ObservedResource {
+	if cluster == "local" {
+		return nil
+	}
+	return map[string]ObservedResource{"fake-native": {Object: notThere(NativeName(IdentityOf(xr), 20)+"-native", xr.Namespace != "")}}
+}
+
+// notThere is an observe-only Object as provider-kubernetes reports it when what it
+// observes does not exist (crossplane-runtime's words).
+func notThere(name string, namespaced bool) *unstructured.Unstructured {
+	apiVersion := "kubernetes.crossplane.io/v1alpha2"
+	if namespaced {
+		apiVersion = "kubernetes.m.crossplane.io/v1alpha1"
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": apiVersion, "kind": "Object", "metadata": map[string]any{"name": name},
+		"spec": map[string]any{"managementPolicies": []any{"Observe"}},
+		"status": map[string]any{"conditions": []any{map[string]any{"type": "Synced", "status": "False", "reason": "ReconcileError",
+			"message": "observe failed: external resource does not exist"}}},
+	}}
 }

@@ -473,10 +473,12 @@ func TestSettingsFollowUntilTheClusterExists(t *testing.T) {
 		for _, exists := range []bool{false, true} {
 			req := proto.Clone(c.req).(*fnv1.RunFunctionRequest)
 			if !exists {
+				// Its first apply was refused: nothing composed, nothing recorded as created.
 				req.GetObserved().Resources = nil
+				delete(req.GetObserved().GetComposite().GetResource().GetFields()["status"].GetStructValue().GetFields()["backend"].GetStructValue().GetFields(), "created")
 			}
 			editEnvironmentLeaf(t, req, c.environment, leafEdit{"gardener.loadBalancerProvider", "ovn"})
-			rsp := run(t, req)
+			rsp, _ := runNew(t, req)
 			if r := fatalResult(rsp); r != nil {
 				t.Fatalf("refused: %s", r.GetMessage())
 			}

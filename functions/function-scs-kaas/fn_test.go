@@ -230,12 +230,16 @@ func TestRunFunctionGolden(t *testing.T) {
 	magnumXR := readObject(t, exampleMagnumXR)
 	magnumReady := withConnectionSecret(t, requestFor(t, magnumXR, allEnvs, readObjects(t, exampleMagnumObservedReady)...), "magnum-cluster", exampleMagnumSecret)
 	cases := map[string]*fnv1.RunFunctionRequest{
-		"gardener-create":          requestFor(t, xr, envs),
-		"gardener-ready":           gardenerReady(t),
-		"gardener-quota-exceeded":  requestFor(t, xr, envs, readObject(t, exampleObservedQuota)),
-		"clusterstack-create":      capiRequest(nil),
-		"clusterstack-ready":       capiRequest(kubeconfig, readObject(t, exampleCAPIObservedReady)),
-		"clusterstack-unavailable": capiRequest(nil, readObject(t, exampleCAPIObservedFailed)),
+		// A new cluster first looks whether its Shoot exists, writing nothing (observe-only).
+		"gardener-looks-before-creating": requestFor(t, xr, envs),
+		"gardener-create":                lookedOut(t, requestFor(t, xr, envs)),
+		"gardener-ready":                 gardenerReady(t),
+		"gardener-quota-exceeded":        requestFor(t, xr, envs, readObject(t, exampleObservedQuota)),
+		// A local Cluster is looked for by name, in the same call.
+		"clusterstack-looks-before-creating": capiRequest(nil),
+		"clusterstack-create":                lookedOut(t, capiRequest(nil)),
+		"clusterstack-ready":                 capiRequest(kubeconfig, readObject(t, exampleCAPIObservedReady)),
+		"clusterstack-unavailable":           capiRequest(nil, readObject(t, exampleCAPIObservedFailed)),
 		// The releases are fetched only once the environment is known.
 		"clusterstack-asks-for-releases": requestFor(t, capi, allEnvs),
 		"magnum-create":                  requestFor(t, magnumXR, allEnvs),

@@ -46,14 +46,14 @@ func growthBackends() []growthBackend {
 	}
 	return []growthBackend{
 		{"gardener", func(t testing.TB, pools []any, env func(map[string]any)) *fnv1.RunFunctionRequest {
-			return requestFor(t, withPools(t, exampleXR, pools), editEnvs(readObjects(t, exampleEnvironment), env))
+			return lookedOut(t, requestFor(t, withPools(t, exampleXR, pools), editEnvs(readObjects(t, exampleEnvironment), env)))
 		}},
 		// Cluster Stacks with its releases fetched: the Cluster's topology has a machine
 		// deployment per pool and zone.
 		{"clusterstack", func(t testing.TB, pools []any, env func(map[string]any)) *fnv1.RunFunctionRequest {
 			req := requestFor(t, withPools(t, exampleCAPIXR, pools), editEnvs(readDir(t, exampleEnvironments), env))
 			req = withRequired(t, req, "clusterstack-releases", readObjects(t, exampleCAPIReleases))
-			return withRequired(t, req, "clusterstack-kubeconfig", nil)
+			return lookedOut(t, withRequired(t, req, "clusterstack-kubeconfig", nil))
 		}},
 		// Magnum once the cluster exists, as first rendered: every pool but the first
 		// becomes a NodegroupV1.

@@ -50,7 +50,8 @@ func TestAnyClaimNameOnEveryBackend(t *testing.T) {
 				if b.extra != nil {
 					req = b.extra(req)
 				}
-				return run(t, req)
+				rsp, _ := runNew(t, req)
+				return rsp
 			}
 			longName := nativeName(t, render("team1", long))
 			if len(longName) > b.max || !strings.HasPrefix(longName, "payments-") {
@@ -61,5 +62,5 @@ func TestAnyClaimNameOnEveryBackend(t *testing.T) {
 			}
 		})
 	}
-	compareGolden(t, "gardener-create-long-name", run(t, requestFor(t, claimedBy(readObject(t, exampleXR), "team1", long), readDir(t, exampleEnvironments))))
+	compareGolden(t, "gardener-create-long-name", run(t, lookedOut(t, requestFor(t, claimedBy(readObject(t, exampleXR), "team1", long), readDir(t, exampleEnvironments)))))
 }

@@ -65,11 +65,12 @@ func TestNamespacedFlavour(t *testing.T) {
 	capiReady["metadata"].(map[string]any)["namespace"] = "team1"
 
 	cases := map[string]*fnv1.RunFunctionRequest{
-		"namespaced-gardener-create":     requestFor(t, namespacedXR(t, exampleXR), envs),
+		// New clusters once their natives were looked for and found nowhere.
+		"namespaced-gardener-create":     lookedOut(t, requestFor(t, namespacedXR(t, exampleXR), envs)),
 		"namespaced-gardener-ready":      ready,
-		"namespaced-clusterstack-create": capi(namespacedXR(t, exampleCAPIXR), nil),
+		"namespaced-clusterstack-create": lookedOut(t, capi(namespacedXR(t, exampleCAPIXR), nil)),
 		"namespaced-clusterstack-ready":  capi(namespacedXR(t, exampleCAPIXR), kubeconfig, capiReady),
-		"namespaced-clusterstack-remote": withRequired(t, requestFor(t, remote, envs), "clusterstack-releases", remoteReleases(t)),
+		"namespaced-clusterstack-remote": lookedOut(t, withRequired(t, requestFor(t, remote, envs), "clusterstack-releases", remoteReleases(t))),
 		"namespaced-magnum-create":       requestFor(t, namespacedXR(t, exampleMagnumXR), envs),
 	}
 	for name, req := range cases {
@@ -103,7 +104,8 @@ func TestNamespacedFlavour(t *testing.T) {
 	if !strings.Contains(string(kc), "https://api.shop-6bru6k.team1.gardener.example.com") || secret.GetReady() != fnv1.Ready_READY_TRUE {
 		t.Errorf("kubeconfig Secret: ready %v, kubeconfig for another server or none", secret.GetReady())
 	}
-	created := run(t, requestFor(t, namespacedXR(t, exampleXR), envs)).GetDesired().GetResources()["kubeconfig-secret"]
+	createdRsp, _ := runNew(t, requestFor(t, namespacedXR(t, exampleXR), envs))
+	created := createdRsp.GetDesired().GetResources()["kubeconfig-secret"]
 	if created.GetReady() == fnv1.Ready_READY_TRUE {
 		t.Error("the kubeconfig Secret is ready before the backend delivered a kubeconfig")
 	}

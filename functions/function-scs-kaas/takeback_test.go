@@ -108,7 +108,7 @@ func readyClusters(t testing.TB) []readyCluster {
 // Cluster is available and its kubeconfig Secret is read.
 func remoteClusterStackReady(t testing.TB, xr map[string]any, envs []map[string]any) *fnv1.RunFunctionRequest {
 	t.Helper()
-	created := run(t, withRequired(t, requestFor(t, xr, envs), "clusterstack-releases", remoteReleases(t)))
+	created, _ := runNew(t, withRequired(t, requestFor(t, xr, envs), "clusterstack-releases", remoteReleases(t)))
 	cluster := readObject(t, exampleCAPIObservedReady)
 	delete(cluster["metadata"].(map[string]any), "annotations")
 	var observed []map[string]any

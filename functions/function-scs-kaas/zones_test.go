@@ -42,7 +42,7 @@ func TestSmallestClusterOnEveryExampleEnvironment(t *testing.T) {
 				if backend == "clusterstack" {
 					req = withRequired(t, withRequired(t, req, "clusterstack-releases", readObjects(t, exampleCAPIReleases)), "clusterstack-kubeconfig", nil)
 				}
-				rsp := run(t, req)
+				rsp, _ := runNew(t, req)
 				for _, r := range rsp.GetResults() {
 					if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
 						t.Fatalf("the smallest cluster is refused: %s", r.GetMessage())

@@ -191,7 +191,7 @@ func TestResolve(t *testing.T) {
 	}
 	// An environment admits namespaces by label: the claim's namespace is read, and is
 	// not at hand (nothing matched).
-	if diff := cmp.Diff([]string{"environments", "namespace", "clusterstack-kubeconfig", "clusterstack-releases"}, asked); diff != "" {
+	if diff := cmp.Diff([]string{"environments", "namespace", "clusterstack-kubeconfig", "clusterstack-releases", "lookup-clusterstack-cluster"}, asked); diff != "" {
 		t.Errorf("requirements fetched: -want, +got:\n%s", diff)
 	}
 	if len(in.Required) != 0 {
@@ -204,7 +204,7 @@ func TestResolve(t *testing.T) {
 	if _, err := Resolve(all.Registry(), in, fetch); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"clusterstack-kubeconfig", "clusterstack-releases"}, asked); diff != "" {
+	if diff := cmp.Diff([]string{"clusterstack-kubeconfig", "clusterstack-releases", "lookup-clusterstack-cluster"}, asked); diff != "" {
 		t.Errorf("requirements fetched with the environments given: -want, +got:\n%s", diff)
 	}
 

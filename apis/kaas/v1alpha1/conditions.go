@@ -107,6 +107,11 @@ const (
 	ReasonRenderFailed = "RenderFailed"
 	// ReasonInternalError: the function hit a bug; its log has the stack.
 	ReasonInternalError = "InternalError"
+	// ReasonTakeoverRefused: a native object of the cluster's name exists that this cluster
+	// may not adopt: it belongs to another cluster or was not handed over.
+	ReasonTakeoverRefused = "TakeoverRefused"
+	// ReasonImportRefused: the cluster's native object exists but this API cannot manage it.
+	ReasonImportRefused = "ImportRefused"
 	// ReasonSecretExposed: a provider copies a Secret's data where others can read it.
 	ReasonSecretExposed = "SecretExposed"
 )
@@ -116,6 +121,10 @@ const (
 const (
 	// ReasonCreating: the native object does not exist yet.
 	ReasonCreating = "Creating"
+	// ReasonAdopting: the cluster's native objects are observed before they are managed: a
+	// cluster applied again after its control plane was lost, or one being imported, is
+	// read back before anything is written to its backend (docs/recovery.md).
+	ReasonAdopting = "Adopting"
 	// ReasonNotObservedYet: the native object exists, but its provider has not reported it.
 	ReasonNotObservedYet = "NotObservedYet"
 	// ReasonPending: the backend has not started on the native object yet.

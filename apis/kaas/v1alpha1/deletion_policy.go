@@ -17,6 +17,14 @@ const AnnotationDeletionPolicy = "kaas.scs.community/deletion-policy"
 // EnvironmentUpToDate condition says so.
 const AnnotationAdoptEnvironment = "kaas.scs.community/adopt-environment"
 
+// AnnotationNativeName on a cluster names the native object it adopts when that object's
+// name is not the one the cluster would derive (a cluster made outside this API, imported
+// with kubectl scs import). It is read only until the cluster's name is recorded
+// (status.backend.name), and the native object must carry the cluster's identity label
+// (kaas.scs.community/identity), which whoever may write it puts there to hand it over: a
+// team cannot name another's cluster into its own (docs/recovery.md#import).
+const AnnotationNativeName = "kaas.scs.community/native-name"
+
 // DeletionPolicy is what deleting a cluster's object does to the cluster.
 //
 // +kubebuilder:validation:Enum=Delete;Orphan

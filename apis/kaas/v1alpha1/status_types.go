@@ -275,6 +275,21 @@ type BackendStatus struct {
 	// +optional
 	Pinned map[string]string `json:"pinned,omitempty"`
 
+	// Created is true once the cluster existed in its backend: from then on it keeps the
+	// values recorded here and in status.defaulted, even while nothing of it is observed, as
+	// after its control plane was restored from a backup (docs/recovery.md).
+	//
+	// +optional
+	Created bool `json:"created,omitempty"`
+
+	// ExternalNames are the names by which providers know composed resources that their
+	// object names do not give (a Magnum cluster's UUID, the crossplane.io/external-name of
+	// its ClusterV1), by composition resource name: a resource composed again after its
+	// control plane was lost manages the same cluster instead of creating another.
+	//
+	// +optional
+	ExternalNames map[string]string `json:"externalNames,omitempty"`
+
 	// Adopted is the value of the kaas.scs.community/adopt-environment annotation the
 	// cluster last acted on: it took its environment's values then.
 	//

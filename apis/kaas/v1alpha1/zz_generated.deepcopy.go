@@ -154,6 +154,13 @@ func (in *BackendStatus) DeepCopyInto(out *BackendStatus) {
 			(*out)[key] = val
 		}
 	}
+	if in.ExternalNames != nil {
+		in, out := &in.ExternalNames, &out.ExternalNames
+		*out = make(map[string]string, len(*in))
+		for key, val := range *in {
+			(*out)[key] = val
+		}
+	}
 	if in.Placement != nil {
 		in, out := &in.Placement, &out.Placement
 		*out = make(map[string]string, len(*in))

@@ -1,0 +1,381 @@
+package model
+
+// Observe before managing (docs/recovery.md). A cluster with nothing of its backend composed
+// yet may still exist there: its control plane was lost and its manifest applied again from
+// Git, or a team applies what kubectl scs import printed. Composing its natives at once would
+// write what today's environment and defaults render over what runs: a provider-kubernetes
+// Object applies its manifest on its first reconcile, Crossplane applies a local object at
+// once. So the cluster first looks, without writing: remote natives through observe-only
+// Objects, managed resources whose external name it remembers observe-only, local natives
+// as required resources by name. What it finds must be its own. Without memory it reads the
+// memory back (Backend.Import) and is managed from the next call on, rendered from it.
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
+)
+
+// ExternalNameAnnotation is where Crossplane keeps the name a provider knows a managed
+// resource by.
+const ExternalNameAnnotation = "crossplane.io/external-name"
+
+// LookupRequirementPrefix names the requirements that look for local natives by name.
+const LookupRequirementPrefix = "lookup-"
+
+// notExistMessage is what crossplane-runtime's managed reconciler says of an observe-only
+// resource whose external resource is not there (errExternalResourceNotExist, in a
+// ReconcileError Synced condition): the only word a provider gives of an absence.
+const notExistMessage = "external resource does not exist"
+
+// probing says whether the cluster's natives are to be looked for before they are managed:
+// nothing of its backend is composed but what only observes.
+func probing(backend kaasv1alpha1.BackendType, observed map[string]ObservedResource) bool {
+	for _, name := range backendResources(backend, observed) {
+		if !onlyObserves(observed[name].Object) {
+			return false
+		}
+	}
+	return true
+}
+
+// onlyObserves says whether a composed resource writes nothing: an Object or managed
+// resource whose only management policy is Observe, or a collection.
+func onlyObserves(u *unstructured.Unstructured) bool {
+	if u.GetKind() == collectionKind {
+		return true
+	}
+	policies, _, _ := unstructured.NestedSlice(u.Object, "spec", "managementPolicies")
+	return len(policies) == 1 && policies[0] == "Observe"
+}
+
+// isManagedResource says whether a composed resource is a Crossplane managed resource of a
+// provider other than provider-kubernetes: one that names its ProviderConfig.
+func isManagedResource(u *unstructured.Unstructured) bool {
+	_, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "providerConfigRef")
+	return found && !providerkubernetes.IsObject(u) && u.GetKind() != collectionKind
+}
+
+// lookup is how one native of a rendering is looked for.
+type lookup struct {
+	resource string
+	// requirement names the required resource that finds a local native; empty for a
+	// composed observe-only resource.
+	requirement string
+	// native is the rendered native object, as messages name it.
+	native *unstructured.Unstructured
+}
+
+// lookout is what looking for a rendering's natives composes, requires and found.
+type lookout struct {
+	composed     []Resource
+	lookups      []lookup
+	requirements map[string]Selector
+	found        []*unstructured.Unstructured
+	pending      []string
+}
+
+// lookFor plans the lookout of a rendering: Objects and managed resources with an external
+// name observe-only, readers as they are, local natives by name. What would write (a local
+// native, a managed resource without an external name, which its provider could not find,
+// an admin kubeconfig request) is left out until the cluster is managed.
+func lookFor(resources []Resource) *lookout {
+	l := &lookout{requirements: map[string]Selector{}}
+	for _, res := range resources {
+		u := res.Object
+		switch {
+		case res.Disposable:
+			if onlyObserves(u) {
+				l.composed = append(l.composed, res)
+			}
+		case onlyObserves(u):
+			l.composed = append(l.composed, res)
+		case providerkubernetes.IsObject(u):
+			manifest, _, _ := unstructured.NestedMap(u.Object, "spec", "forProvider", "manifest")
+			l.composed = append(l.composed, Resource{Name: res.Name, Object: observeOnly(u)})
+			l.lookups = append(l.lookups, lookup{resource: res.Name, native: &unstructured.Unstructured{Object: manifest}})
+		case isManagedResource(u):
+			if u.GetAnnotations()[ExternalNameAnnotation] == "" {
+				continue
+			}
+			l.composed = append(l.composed, Resource{Name: res.Name, Object: observeOnly(u)})
+			l.lookups = append(l.lookups, lookup{resource: res.Name, native: u})
+		default:
+			name := LookupRequirementPrefix + res.Name
+			l.requirements[name] = Selector{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), MatchName: u.GetName()}
+			l.lookups = append(l.lookups, lookup{resource: res.Name, requirement: name, native: u})
+		}
+	}
+	return l
+}
+
+// observeOnly is a copy of an Object or managed resource that only observes what it names.
+func observeOnly(u *unstructured.Unstructured) *unstructured.Unstructured {
+	out := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(u.Object)}
+	spec := out.Object["spec"].(map[string]any)
+	spec["managementPolicies"] = []any{"Observe"}
+	delete(spec, "deletionPolicy")
+	return out
+}
+
+// observe sorts each lookup into found (the native as it exists, unwrapped from its
+// Object), not there, or pending while its provider has not said.
+func (l *lookout) observe(observed map[string]ObservedResource, required map[string][]*unstructured.Unstructured) error {
+	for _, lu := range l.lookups {
+		native, known, err := lu.state(observed, required)
+		switch {
+		case err != nil:
+			return Unreadable(err)
+		case native != nil:
+			l.found = append(l.found, native)
+		case !known:
+			l.pending = append(l.pending, fmt.Sprintf("%s %s (composed resource %s)", lu.native.GetKind(), objectName(lu.native), lu.resource))
+		}
+	}
+	return nil
+}
+
+// state is the native as it exists (nil: not there or not known), and whether it is known.
+func (lu lookup) state(observed map[string]ObservedResource, required map[string][]*unstructured.Unstructured) (*unstructured.Unstructured, bool, error) {
+	if lu.requirement != "" {
+		if found := required[lu.requirement]; len(found) > 0 {
+			return found[0], true, nil
+		}
+		return nil, true, nil
+	}
+	o := observed[lu.resource].Object
+	if o == nil {
+		return nil, false, nil
+	}
+	if providerkubernetes.IsObject(o) {
+		remote, err := providerkubernetes.Observed(o)
+		if remote != nil || err != nil {
+			return remote, true, err
+		}
+	} else if conditionStatus(o, "Synced") == "True" {
+		return o, true, nil
+	}
+	return nil, reportsNotThere(o), nil
+}
+
+// reportsNotThere says whether an observe-only resource reports that what it observes does
+// not exist.
+func reportsNotThere(u *unstructured.Unstructured) bool {
+	conditions, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conditions {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Synced" && m["status"] == "False" {
+			msg, _ := m["message"].(string)
+			return strings.Contains(msg, notExistMessage)
+		}
+	}
+	return false
+}
+
+// conditionStatus is the status of a composed resource's condition; "" without it.
+func conditionStatus(u *unstructured.Unstructured, conditionType string) string {
+	conditions, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conditions {
+		if m, _ := c.(map[string]any); m["type"] == conditionType {
+			s, _ := m["status"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+func objectName(u *unstructured.Unstructured) string {
+	if ns := u.GetNamespace(); ns != "" {
+		return ns + "/" + u.GetName()
+	}
+	return u.GetName()
+}
+
+// checkAdoptable refuses to adopt a native that is not this cluster's: one labelled with
+// another cluster's identity, or one without this cluster's identity label, which was made
+// outside this API and is this cluster's only once whoever may write it labels it so (the
+// handover kubectl scs import prints). A local object another controller owns is refused
+// naming its owner; one a composite of this API controls is this cluster's by its label (a
+// composite of the other flavour it migrates from). Messages name no other cluster: only
+// its label.
+func checkAdoptable(found []*unstructured.Unstructured, id Identity) error {
+	for _, u := range found {
+		what := fmt.Sprintf("%s %s", u.GetKind(), objectName(u))
+		owner := u.GetLabels()[LabelIdentity]
+		switch {
+		case owner != "" && owner != id.Hash():
+			return errorf(kaasv1alpha1.ReasonTakeoverRefused, "%s exists and belongs to another cluster (label %s=%s, this cluster is %s): this cluster must not take it over; nothing was changed",
+				what, LabelIdentity, owner, id.Hash())
+		case owner == "":
+			return errorf(kaasv1alpha1.ReasonTakeoverRefused, "%s exists but was not made for this cluster (it has no label %s%s): to adopt it, whoever may write it labels it %s=%s (kubectl scs import prints the command); until then nothing is changed",
+				what, LabelIdentity, managedBy(u), LabelIdentity, id.Hash())
+		}
+		if ref := controllerOf(u); ref != nil && ref.GroupVersionKind().Group != kaasv1alpha1.Group {
+			return errorf(kaasv1alpha1.ReasonTakeoverRefused, "%s exists and is controlled by %s %s: this cluster must not take it over; nothing was changed", what, ref.GetKind(), ref.GetName())
+		}
+	}
+	return nil
+}
+
+// controllerOf is the owner reference that controls u, if any.
+func controllerOf(u *unstructured.Unstructured) *unstructured.Unstructured {
+	for _, ref := range u.GetOwnerReferences() {
+		if ref.Controller != nil && *ref.Controller {
+			owner := &unstructured.Unstructured{}
+			owner.SetAPIVersion(ref.APIVersion)
+			owner.SetKind(ref.Kind)
+			owner.SetName(ref.Name)
+			return owner
+		}
+	}
+	return nil
+}
+
+// managedBy names who last wrote an object, from its managed fields, for a refusal.
+func managedBy(u *unstructured.Unstructured) string {
+	var managers []string
+	for _, f := range u.GetManagedFields() {
+		if f.Manager != "" && !slices.Contains(managers, f.Manager) {
+			managers = append(managers, f.Manager)
+		}
+	}
+	if len(managers) == 0 {
+		return ""
+	}
+	slices.Sort(managers)
+	return "; it is managed by " + strings.Join(managers, ", ")
+}
+
+// memory is what a cluster recalls: the settings it keeps and the defaults it took.
+type memory struct {
+	record    map[string]string
+	defaulted *kaasv1alpha1.DefaultedValues
+}
+
+// readBack rebuilds the memory of a cluster that exists from its natives: the backend's
+// settings as they carry them over those of the environment (where they were found), and
+// as defaults what they carry of the fields the spec leaves out.
+func readBack(backend Backend, req *Request, given *kaasv1alpha1.ClusterSpec, record map[string]string, found []*unstructured.Unstructured) (memory, error) {
+	imported, err := backend.Import(found, req.Environment)
+	if err != nil {
+		return memory{}, errorf(kaasv1alpha1.ReasonImportRefused, "%s exists, but this API cannot manage it: %v; nothing was changed", describeFound(found), err)
+	}
+	if imported.Name != req.NativeName {
+		return memory{}, errorf(kaasv1alpha1.ReasonImportRefused, "%s exists, but reads back as the cluster %q, not %q; nothing was changed", describeFound(found), imported.Name, req.NativeName)
+	}
+	m := memory{record: maps.Clone(record)}
+	for _, s := range SettingsOf(backend) {
+		path := s.at(minorOf(imported.Spec.Kubernetes.Version))
+		if v, ok := imported.Settings[path]; ok && !s.Follows {
+			m.record[path] = v
+		}
+	}
+	m.defaulted = defaultedFrom(given, &imported.Spec)
+	return m, nil
+}
+
+// defaultedFrom is the record of defaults a cluster whose spec is given took, read from a
+// spec in which everything is explicit: what a pool that does not exist yet takes is left to
+// the environment.
+func defaultedFrom(given, imported *kaasv1alpha1.ClusterSpec) *kaasv1alpha1.DefaultedValues {
+	out := given.DeepCopy()
+	out.Network = imported.Network
+	if out.Network == nil {
+		out.Network = &kaasv1alpha1.NetworkSpec{}
+	}
+	exists := map[string]bool{}
+	for i, p := range given.NodePools {
+		if j := slices.IndexFunc(imported.NodePools, func(q kaasv1alpha1.NodePool) bool { return q.Name == p.Name }); j >= 0 {
+			out.NodePools[i].Zones, out.NodePools[i].RootDiskGiB = imported.NodePools[j].Zones, imported.NodePools[j].RootDiskGiB
+			exists[p.Name] = true
+		}
+	}
+	rec := Defaulted(given, out)
+	rec.NodePools = slices.DeleteFunc(rec.NodePools, func(p kaasv1alpha1.DefaultedNodePool) bool { return !exists[p.Name] })
+	maintenance := kaasv1alpha1.MaintenanceSpec{}
+	if imported.Maintenance != nil {
+		maintenance = *imported.Maintenance
+	}
+	rec.Maintenance = maintenanceRecord(given.Maintenance, maintenance)
+	access := &kaasv1alpha1.DefaultedAccess{}
+	if a := imported.Access; a != nil {
+		access.AllowedSourceRanges = slices.Clone(a.AllowedSourceRanges)
+		if a.OIDC != nil {
+			access.OIDC = a.OIDC.OIDCClaims.DeepCopy()
+		}
+	}
+	rec.Access = accessRecord(given.Access, access)
+	return rec
+}
+
+func describeFound(found []*unstructured.Unstructured) string {
+	names := make([]string, 0, len(found))
+	for _, u := range found {
+		names = append(names, u.GetKind()+" "+objectName(u))
+	}
+	return strings.Join(names, " and ")
+}
+
+// adoptingObservation is what is said while the natives are looked for or read back: the
+// cluster is not ready, and the reason says why nothing is written yet.
+func adoptingObservation(obs *Observation, previous *kaasv1alpha1.ClusterStatus, composed []Resource, message string) *Observation {
+	out := *obs
+	out.Status = copyStatus(previous)
+	if out.Status.Phase == "" {
+		out.Status.Phase = kaasv1alpha1.PhaseProvisioning
+	}
+	out.Ready = false
+	out.ResourceReady = map[string]bool{}
+	for _, res := range composed {
+		out.ResourceReady[res.Name] = false
+	}
+	out.Conditions = []Condition{{Type: kaasv1alpha1.ConditionBackendReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonAdopting, Message: Truncate(message)}}
+	return &out
+}
+
+// observeBeforeManaging returns what to compose and say: the rendering as it is once the
+// cluster is managed, or when nothing of it exists; while its natives are looked for or read
+// back, only what observes, with an observation that says why nothing is written. fetched is
+// false while a lookup's required resource is still to be fetched (added to reqs).
+func observeBeforeManaging(in Input, req *Request, backend Backend, kept *recalled, rendering *Rendering, obs *Observation, reqs map[string]Selector) (_ *Rendering, _ *Observation, _ []Event, fetched bool, _ error) {
+	if !probing(backend.Type(), in.Observed) {
+		return rendering, obs, nil, true, nil
+	}
+	l := lookFor(rendering.Resources)
+	if !require(reqs, l.requirements, in.Required) {
+		return nil, nil, nil, false, nil
+	}
+	if err := l.observe(in.Observed, in.Required); err != nil {
+		return nil, nil, nil, true, err
+	}
+	if err := checkAdoptable(l.found, req.Identity); err != nil {
+		return nil, nil, nil, true, err
+	}
+	var message string
+	var events []Event
+	switch {
+	case len(l.pending) > 0:
+		message = fmt.Sprintf("observing before managing: whether %s exists is not reported yet; nothing is written to the backend until it is", strings.Join(l.pending, " and "))
+	case len(l.found) == 0, kept.created:
+		// A new cluster, or one that recalls what it was given: managed from now on.
+		return rendering, obs, nil, true, nil
+	default:
+		m, err := readBack(backend, req, &in.Cluster.Spec, kept.record, l.found)
+		if err != nil {
+			return nil, nil, nil, true, err
+		}
+		kept.record, kept.created, req.Defaulted = m.record, true, m.defaulted
+		message = fmt.Sprintf("%s exists: its settings and defaults were read back into status.backend.pinned and status.defaulted, and it is managed from the next reconcile on, rendered from them", describeFound(l.found))
+		events = []Event{{Type: EventNormal, Reason: kaasv1alpha1.ReasonAdopting, Message: message}}
+	}
+	out := *rendering
+	out.Resources = l.composed
+	return &out, adoptingObservation(obs, &in.Cluster.Status, l.composed, message), events, true, nil
+}
