@@ -509,6 +509,8 @@ func TestReconcileAccess(t *testing.T) {
 		want := map[string]Selector{
 			EnvironmentsRequirement: EnvironmentSelector(),
 			OIDCCARequirement:       {APIVersion: "v1", Kind: "ConfigMap", Namespace: "team-a", MatchName: "issuer-ca"},
+			// Looked for first, before the spec is judged (observe before managing).
+			LookupRequirementPrefix + "fake-cluster": {APIVersion: "v1", Kind: "ConfigMap", MatchName: "demo-dfqog7"},
 		}
 		if diff := cmp.Diff(want, out.Requirements); diff != "" {
 			t.Errorf("requirements: -want, +got:\n%s", diff)

@@ -11,6 +11,7 @@ package model
 // memory back (Backend.Import) and is managed from the next call on, rendered from it.
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -73,30 +74,25 @@ type lookup struct {
 	native *unstructured.Unstructured
 }
 
-// lookout is what looking for a rendering's natives composes, requires and found.
+// lookout is what looking for a cluster's natives composes, requires and found.
 type lookout struct {
 	composed     []Resource
 	lookups      []lookup
 	requirements map[string]Selector
 	found        []*unstructured.Unstructured
 	pending      []string
+	// readBack is the memory read back from what was found, for a cluster without one.
+	readBack *memory
 }
 
-// lookFor plans the lookout of a rendering: Objects and managed resources with an external
-// name observe-only, readers as they are, local natives by name. What would write (a local
-// native, a managed resource without an external name, which its provider could not find,
-// an admin kubeconfig request) is left out until the cluster is managed.
+// lookFor plans the lookout of a backend's Lookout: Objects and managed resources that have
+// an external name observe-only, local natives by name. A managed resource without an
+// external name is left out: its provider could not find it, so it is not there to find.
 func lookFor(resources []Resource) *lookout {
 	l := &lookout{requirements: map[string]Selector{}}
 	for _, res := range resources {
 		u := res.Object
 		switch {
-		case res.Disposable:
-			if onlyObserves(u) {
-				l.composed = append(l.composed, res)
-			}
-		case onlyObserves(u):
-			l.composed = append(l.composed, res)
 		case providerkubernetes.IsObject(u):
 			manifest, _, _ := unstructured.NestedMap(u.Object, "spec", "forProvider", "manifest")
 			l.composed = append(l.composed, Resource{Name: res.Name, Object: observeOnly(u)})
@@ -253,10 +249,12 @@ func managedBy(u *unstructured.Unstructured) string {
 	return "; it is managed by " + strings.Join(managers, ", ")
 }
 
-// memory is what a cluster recalls: the settings it keeps and the defaults it took.
+// memory is what a cluster recalls: the settings it keeps and the defaults it took, read
+// back with what runs.
 type memory struct {
 	record    map[string]string
 	defaulted *kaasv1alpha1.DefaultedValues
+	running   kaasv1alpha1.ClusterSpec
 }
 
 // readBack rebuilds the memory of a cluster that exists from its natives: the backend's
@@ -278,6 +276,7 @@ func readBack(backend Backend, req *Request, given *kaasv1alpha1.ClusterSpec, re
 		}
 	}
 	m.defaulted = defaultedFrom(given, &imported.Spec)
+	m.running = imported.Spec
 	return m, nil
 }
 
@@ -340,42 +339,105 @@ func adoptingObservation(obs *Observation, previous *kaasv1alpha1.ClusterStatus,
 	return &out
 }
 
-// observeBeforeManaging returns what to compose and say: the rendering as it is once the
-// cluster is managed, or when nothing of it exists; while its natives are looked for or read
-// back, only what observes, with an observation that says why nothing is written. fetched is
-// false while a lookup's required resource is still to be fetched (added to reqs).
-func observeBeforeManaging(in Input, req *Request, backend Backend, kept *recalled, rendering *Rendering, obs *Observation, reqs map[string]Selector) (_ *Rendering, _ *Observation, _ []Event, fetched bool, _ error) {
+// lookBeforeManaging looks for the cluster's natives while nothing of its backend is
+// managed: nil once something is. A cluster without memory whose natives are found reads its
+// memory back from them (lookout.readBack). fetched is false while a lookup's required
+// resource is still to be fetched (added to reqs).
+func lookBeforeManaging(in Input, req *Request, backend Backend, kept recalled, reqs map[string]Selector) (_ *lookout, fetched bool, _ error) {
 	if !probing(backend.Type(), in.Observed) {
-		return rendering, obs, nil, true, nil
+		return nil, true, nil
 	}
-	l := lookFor(rendering.Resources)
+	lookout, _ := keepExternalNames(&Rendering{Resources: backend.Lookout(req)}, in.Observed, pinnedBackend(in.Cluster).ExternalNames)
+	l := lookFor(lookout.Resources)
 	if !require(reqs, l.requirements, in.Required) {
-		return nil, nil, nil, false, nil
+		return nil, false, nil
 	}
 	if err := l.observe(in.Observed, in.Required); err != nil {
-		return nil, nil, nil, true, err
+		return nil, true, err
 	}
 	if err := checkAdoptable(l.found, req.Identity); err != nil {
-		return nil, nil, nil, true, err
+		return nil, true, err
 	}
-	var message string
-	var events []Event
-	switch {
-	case len(l.pending) > 0:
-		message = fmt.Sprintf("observing before managing: whether %s exists is not reported yet; nothing is written to the backend until it is", strings.Join(l.pending, " and "))
-	case len(l.found) == 0, kept.created:
-		// A new cluster, or one that recalls what it was given: managed from now on.
-		return rendering, obs, nil, true, nil
-	default:
+	if len(l.pending) == 0 && len(l.found) > 0 && !kept.created {
 		m, err := readBack(backend, req, &in.Cluster.Spec, kept.record, l.found)
 		if err != nil {
-			return nil, nil, nil, true, err
+			return nil, true, err
 		}
-		kept.record, kept.created, req.Defaulted = m.record, true, m.defaulted
-		message = fmt.Sprintf("%s exists: its settings and defaults were read back into status.backend.pinned and status.defaulted, and it is managed from the next reconcile on, rendered from them", describeFound(l.found))
-		events = []Event{{Type: EventNormal, Reason: kaasv1alpha1.ReasonAdopting, Message: message}}
+		l.readBack = &m
 	}
-	out := *rendering
-	out.Resources = l.composed
-	return &out, adoptingObservation(obs, &in.Cluster.Status, l.composed, message), events, true, nil
+	return l, true, nil
+}
+
+// waiting says whether the cluster waits for its lookout: a lookup is not reported yet, or
+// its memory was just read back and it is managed from the next call on.
+func (l *lookout) waiting() bool {
+	return l != nil && (len(l.pending) > 0 || l.readBack != nil)
+}
+
+// message says why nothing is written yet, and the events of a read-back.
+func (l *lookout) message() (string, []Event) {
+	if len(l.pending) > 0 {
+		return fmt.Sprintf("observing before managing: whether %s exists is not reported yet; nothing is written to the backend until it is", strings.Join(l.pending, " and ")), nil
+	}
+	msg := fmt.Sprintf("%s exists: its settings and defaults were read back into status.backend.pinned and status.defaulted, and it is managed from the next reconcile on, rendered from them", describeFound(l.found))
+	return msg, []Event{{Type: EventNormal, Reason: kaasv1alpha1.ReasonAdopting, Message: msg}}
+}
+
+// withMemory is the composite as it recalls what was read back: its memory in its status,
+// and, for the rules that let what runs stay (a minor or machine type its environment no
+// longer offers), what runs as its status says once observed.
+func (m *memory) withMemory(xr *kaasv1alpha1.XSCSCluster, env *Environment, nativeName string) *kaasv1alpha1.XSCSCluster {
+	out := xr.DeepCopy()
+	out.Status.Backend = &kaasv1alpha1.BackendStatus{Type: env.Backend, Environment: env.Name, Name: nativeName, Created: true, Pinned: m.record}
+	if xr.Status.Backend != nil {
+		out.Status.Backend.ExternalNames = xr.Status.Backend.ExternalNames
+	}
+	out.Status.Defaulted = m.defaulted
+	out.Status.Kubernetes = &kaasv1alpha1.KubernetesStatus{Version: m.running.Kubernetes.Version}
+	out.Status.NodePools = nil
+	for _, p := range m.running.NodePools {
+		out.Status.NodePools = append(out.Status.NodePools, kaasv1alpha1.NodePoolStatus{Name: p.Name, MachineType: p.MachineType, Zones: p.Zones})
+	}
+	return out
+}
+
+// lookingOut is the output while the cluster waits for its lookout: only what looks is
+// composed, beside the kubeconfig Secret of what was delivered, and the conditions say
+// why nothing is written.
+// observed is the backend's observation of what was found, nil before anything was.
+func (r *Registry) lookingOut(out *Output, in Input, req *Request, env *Environment, kept recalled, l *lookout, observed *Observation) *Output {
+	message, events := l.message()
+	rendering := &Rendering{Resources: l.composed}
+	previous := &in.Cluster.Status
+	if observed != nil {
+		// What the backend observes, else what was read back (a local native is found by
+		// a required resource, which the backend does not observe): the rules that let
+		// what runs stay read it on the next call.
+		s := observed.Status
+		s.Kubernetes = cmp.Or(s.Kubernetes, in.Cluster.Status.Kubernetes)
+		if len(s.NodePools) == 0 {
+			s.NodePools = in.Cluster.Status.NodePools
+		}
+		previous = &s
+	}
+	obs := adoptingObservation(&Observation{}, previous, l.composed, message)
+	rendering, obs, more := r.keep(in, req, rendering, obs)
+	observe(out, in, req, env, kept, rendering, obs, append(events, more...))
+	out.Status.Backend.ExternalNames = pinnedBackend(in.Cluster).ExternalNames
+	for _, lu := range l.lookups {
+		if _, reported := in.Observed[lu.resource]; !reported && lu.requirement == "" {
+			out.LookingFor = append(out.LookingFor, lu.resource)
+		}
+	}
+	return out
+}
+
+// ReportedNotThere is an observe-only composed resource as its provider reports that what
+// it observes does not exist: how a caller without providers (an offline render, a plan)
+// answers a lookout for a cluster it renders as new.
+func ReportedNotThere(composed *unstructured.Unstructured) *unstructured.Unstructured {
+	out := composed.DeepCopy()
+	out.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Synced", "status": "False", "reason": "ReconcileError",
+		"message": "observe failed: " + notExistMessage}}}
+	return out
 }

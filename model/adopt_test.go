@@ -34,6 +34,15 @@ func (b adoptingBackend) Translate(req *Request) (*Translation, error) {
 	}, nil
 }
 
+func (b adoptingBackend) Lookout(req *Request) []Resource {
+	native := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.org/v1", "kind": "Cluster", "metadata": map[string]any{"name": req.NativeName, "namespace": "clusters"}}}
+	return []Resource{
+		req.Place(b.cluster).Compose(Native{Resource: "fake-cluster", Object: native, Wrapper: req.NativeName + "-cluster"}),
+		req.Managed(Managed{Resource: "fake-cloud", APIVersion: "cloud.example.org/v1", Kind: "CloudCluster", Name: req.NativeName, ProviderConfig: "cloud"}),
+	}
+}
+
 func (b adoptingBackend) Import(natives []*unstructured.Unstructured, _ *Environment) (*Imported, error) {
 	if b.importErr != nil {
 		return nil, b.importErr

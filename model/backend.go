@@ -42,6 +42,15 @@ type Backend interface {
 	// Observed state it cannot read is an error (Unreadable).
 	Translate(req *Request) (*Translation, error)
 
+	// Lookout are the composed resources that find the cluster's native objects where they
+	// would be, before anything of it is managed (model/adopt.go): its own object for the
+	// cluster, and those beside it that Import reads, each composed as Translate composes it
+	// (same resource name and placement, a minimal object: Reconcile makes it observe-only),
+	// so that the same composed resource then manages it. They depend on the cluster's name
+	// and its environment's settings only, never on the spec, which may not be valid in
+	// today's environment for a cluster that runs.
+	Lookout(req *Request) []Resource
+
 	// Import describes a cluster that exists in the portable API: the reverse of Translate.
 	// natives are its native objects as they exist, unwrapped from their Objects: the
 	// backend's own object for the cluster (a Shoot, a Cluster, a ClusterV1) and those it

@@ -172,6 +172,9 @@ func checkNothingDropped(backend kaasv1alpha1.BackendType, resources []Resource,
 		if desired[name] {
 			continue
 		}
+		if onlyObserves(o.Object) && reportsNotThere(o.Object) {
+			continue // a lookout that found nothing: it holds nothing
+		}
 		pool := o.Object.GetLabels()[LabelNodePool]
 		if pool != "" && !slices.ContainsFunc(spec.NodePools, func(p kaasv1alpha1.NodePool) bool { return p.Name == pool }) {
 			continue

@@ -63,6 +63,10 @@ type Output struct {
 	// Created: something of the cluster exists in its backend, so it keeps the values it
 	// recorded of its environment; until then it takes the environment as it is.
 	Created bool
+	// LookingFor are the composed resources whose lookout is not reported yet (observe
+	// before managing): until their providers say whether what they observe exists, only
+	// they are rendered. Callers without providers answer with ReportedNotThere.
+	LookingFor []string
 }
 
 // Event is something a user should know about the cluster.
@@ -107,6 +111,36 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	if err := r.guardObserved(backend, in.Observed, req.Identity); err != nil {
 		return nil, err
 	}
+	// Look before managing: while nothing of the backend is managed, its natives are looked
+	// for without writing, before the spec is judged in today's environment; found without
+	// memory, the memory is read back from them and recalled.
+	look, fetched, err := lookBeforeManaging(in, req, backend, kept, out.Requirements)
+	switch {
+	case err != nil:
+		return nil, err
+	case !fetched:
+		// What the backend reads is asked for in the same round: Crossplane calls a function
+		// a few times only while it asks for more.
+		require(out.Requirements, backend.Requirements(req), in.Required)
+		require(out.Requirements, accessRequirements(req), in.Required)
+		return out, nil
+	case look != nil && len(look.pending) > 0:
+		// The spec is judged once it is known whether the cluster runs: a cluster that runs
+		// keeps what today's environment may no longer offer. Until then a Warning says it.
+		out.Complete = true
+		out = r.lookingOut(out, in, req, env, kept, look, nil)
+		if err := validateSpec(in.Cluster, req, env, kept.created); err != nil {
+			out.Events = append(out.Events, Event{Type: EventWarning, Reason: ReasonOf(err), Message: Truncate(
+				"unless the lookout finds the cluster running, this is refused: " + err.Error())})
+		}
+		return out, nil
+	case look != nil && look.readBack != nil:
+		in.Cluster = look.readBack.withMemory(in.Cluster, env, req.NativeName)
+		if req, kept, err = recall(in, env, backend); err != nil {
+			return nil, err
+		}
+		out.Spec = req.Cluster.Spec
+	}
 	// Require what the backend reads first: until it is fetched, nothing is decided.
 	if !require(out.Requirements, backend.Requirements(req), in.Required) || !require(out.Requirements, accessRequirements(req), in.Required) {
 		return out, nil
@@ -128,19 +162,12 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	// Remember the names providers know managed resources by, and compose them with them.
 	var externalNames map[string]string
 	rendering, externalNames = keepExternalNames(rendering, in.Observed, pinnedBackend(in.Cluster).ExternalNames)
-	// Observe before managing: what may exist is looked for, and without memory read back,
-	// before anything is written to the backend.
-	rendering, obs, adopting, fetched, err := observeBeforeManaging(in, req, backend, &kept, rendering, obs, out.Requirements)
-	switch {
-	case err != nil:
-		return nil, err
-	case !fetched:
-		out.Complete = false
-		return out, nil
+	if look.waiting() {
+		// Read back: the status records the memory first; managed from the next call on.
+		return r.lookingOut(out, in, req, env, kept, look, obs), nil
 	}
 	// Keep what exists and what was delivered, where the rendering alone would lose it.
 	rendering, obs, events := r.keep(in, req, rendering, obs)
-	events = append(adopting, events...)
 	// Deliver the add-ons once the cluster is Ready with its kubeconfig; keep installed ones.
 	if err := checkAddonsReachable(in, req, env); err != nil {
 		return nil, err

@@ -32,6 +32,14 @@ func (b fakeBackend) Requirements(*Request) map[string]Selector      { return b.
 func (fakeBackend) Capabilities() Capabilities                       { return Capabilities{} }
 func (fakeBackend) NameLength(*Environment) int                      { return 20 }
 func (fakeBackend) Settings() []Setting                              { return nil }
+
+// Lookout looks for the object render composes, by name: it depends on nothing else.
+func (b fakeBackend) Lookout(req *Request) []Resource {
+	return []Resource{{Name: "fake-cluster", Object: &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": stdcmp.Or(b.apiVersion, "v1"), "kind": stdcmp.Or(b.kind, "ConfigMap"), "metadata": map[string]any{"name": req.NativeName},
+	}}}}
+}
+
 func (fakeBackend) Import([]*unstructured.Unstructured, *Environment) (*Imported, error) {
 	return nil, nil
 }
@@ -150,7 +158,7 @@ func TestReconcile(t *testing.T) {
 		"BackendRequirementsAreFetchedBeforeRendering": {
 			backend:  fakeBackend{requirements: map[string]Selector{"releases": {APIVersion: "v1", Kind: "ConfigMap"}}},
 			in:       Input{Cluster: testCluster(), Required: environments},
-			wantReqs: []string{EnvironmentsRequirement, "releases"},
+			wantReqs: []string{EnvironmentsRequirement, LookupRequirementPrefix + "fake-cluster", "releases"},
 		},
 		"Renders": {
 			in:           Input{Cluster: testCluster(), Required: environments},

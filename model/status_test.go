@@ -19,6 +19,13 @@ type placingBackend struct {
 	cluster string // "local" or a ProviderConfig name
 }
 
+func (b placingBackend) Lookout(req *Request) []Resource {
+	native := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.org/v1", "kind": "Cluster", "metadata": map[string]any{"name": req.NativeName, "namespace": "clusters"},
+	}}
+	return []Resource{req.Place(b.cluster).Compose(Native{Resource: "fake-native", Object: native, Wrapper: req.NativeName + "-native"})}
+}
+
 func (b placingBackend) Translate(req *Request) (*Translation, error) {
 	native := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "example.org/v1", "kind": "Cluster", "metadata": map[string]any{"name": req.NativeName, "namespace": "clusters"},

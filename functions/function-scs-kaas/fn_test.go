@@ -142,11 +142,13 @@ func TestRunFunction(t *testing.T) {
 			want: refused("InvalidEnvironment",
 				`environment "gardener-regionone" (EnvironmentConfig gardener-regionone): unknown backend "openshift": supported backends are clusterstack, gardener, magnum`),
 		},
+		// Refused once the lookout found nothing that runs (observe before managing); while
+		// it looks, a Warning says so (TestInvalidSpecWhileLooking).
 		"InvalidSpec": {
-			req: withPreviousStep(requestFor(t, edit(xr, func(m map[string]any) {
+			req: lookedOut(t, withPreviousStep(requestFor(t, edit(xr, func(m map[string]any) {
 				spec(m)["kubernetes"] = map[string]any{"version": "1.30"}
 				spec(m)["nodePools"].([]any)[1].(map[string]any)["autoscaling"] = map[string]any{"min": 9, "max": 3}
-			}), envs)),
+			}), envs))),
 			want: refused("InvalidSpec",
 				`XSCSCluster "shop-x7k2p" is invalid (2 problems): spec.kubernetes.version: Unsupported value: "1.30": supported values: "1.33", "1.34", "1.35"; spec.nodePools[1].autoscaling.min: Invalid value: 9: must not be greater than autoscaling.max (3)`),
 		},
@@ -160,12 +162,12 @@ func TestRunFunction(t *testing.T) {
 				`environment "gardener-regionone" (EnvironmentConfig gardener-regionone) is invalid (1 problem): data.addons[0].source: Required value: exactly one of oci, git and sourceRef`),
 		},
 		"EnforcedAddonDisabled": {
-			req: withPreviousStep(requestFor(t, edit(xr, func(m map[string]any) {
+			req: lookedOut(t, withPreviousStep(requestFor(t, edit(xr, func(m map[string]any) {
 				spec(m)["addons"] = map[string]any{"disable": []any{"base"}}
 			}), []map[string]any{edit(env, func(m map[string]any) {
 				m["data"].(map[string]any)["addons"] = []any{map[string]any{"name": "base", "enforced": true,
 					"source": map[string]any{"oci": map[string]any{"url": "oci://registry.example/base", "tag": "1"}}}}
-			})})),
+			})}))),
 			want: refused("InvalidSpec",
 				`XSCSCluster "shop-x7k2p" is invalid (1 problem): spec.addons.disable[0]: Forbidden: add-on base is enforced by environment gardener-regionone (EnvironmentConfig gardener-regionone): every cluster there has it`),
 		},

@@ -123,7 +123,7 @@ func TestNamespacedCompositeAndALocalGarden(t *testing.T) {
 		}
 		envs = append(envs, e)
 	}
-	got := run(t, withPreviousStep(requestFor(t, namespacedXR(t, exampleXR), envs)))
+	got := run(t, lookedOut(t, withPreviousStep(requestFor(t, namespacedXR(t, exampleXR), envs))))
 	want := refused("InvalidSpec", `XSCSCluster "shop" is invalid (1 problem): data.gardener.gardenCluster: Forbidden: environment gardener-regionone composes Shoots in the garden Crossplane runs in (local), where they live in the project's namespace garden-team1; a namespaced SCSCluster composes only in its own namespace team1: name a provider-kubernetes ClusterProviderConfig of the garden in gardenCluster, or create the SCSCluster in garden-team1`)
 	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 		t.Errorf("RunFunction: -want, +got:\n%s", diff)

@@ -293,12 +293,12 @@ func TestSpecThatBypassedTheAPIServer(t *testing.T) {
 		want *fnv1.RunFunctionResponse
 	}{
 		"Gardener": {
-			req:  withPreviousStep(requestFor(t, sizeless(exampleXR), readObjects(t, exampleEnvironment))),
+			req:  lookedOut(t, withPreviousStep(requestFor(t, sizeless(exampleXR), readObjects(t, exampleEnvironment)))),
 			want: refused("InvalidSpec", `XSCSCluster "shop-x7k2p" is invalid (1 problem): spec.nodePools[1]: Required value: set exactly one of count (a fixed size) or autoscaling (min and max)`),
 		},
 		"ClusterStack": {
-			req: withPreviousStep(withRequired(t, withRequired(t, requestFor(t, sizeless(exampleCAPIXR), readDir(t, exampleEnvironments)),
-				"clusterstack-releases", readObjects(t, exampleCAPIReleases)), "clusterstack-kubeconfig", nil)),
+			req: lookedOut(t, withPreviousStep(withRequired(t, withRequired(t, requestFor(t, sizeless(exampleCAPIXR), readDir(t, exampleEnvironments)),
+				"clusterstack-releases", readObjects(t, exampleCAPIReleases)), "clusterstack-kubeconfig", nil))),
 			want: refused("InvalidSpec", `XSCSCluster "shop-9q8rz" is invalid (1 problem): spec.nodePools[1]: Required value: set exactly one of count (a fixed size) or autoscaling (min and max)`),
 		},
 		"Magnum": {
@@ -327,7 +327,7 @@ func TestPanicEndsInAFatalResult(t *testing.T) {
 	var logged bytes.Buffer
 	fn := NewFunction(logging.NewLogrLogger(funcr.New(func(prefix, args string) { logged.WriteString(args + "\n") }, funcr.Options{})))
 	fn.backends = model.NewRegistry(panickingBackend{})
-	got := runWith(t, fn, withPreviousStep(requestFor(t, readObject(t, exampleXR), readObjects(t, exampleEnvironment))))
+	got := runWith(t, fn, lookedOut(t, withPreviousStep(requestFor(t, readObject(t, exampleXR), readObjects(t, exampleEnvironment)))))
 	want := refused("InternalError", "the function failed on this composite resource with an internal error, logged with its stack; nothing was changed: please report it")
 	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 		t.Errorf("RunFunction: -want, +got:\n%s", diff)

@@ -8,6 +8,7 @@ import (
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
+	"github.com/SovereignCloudStack/scs-kaas/model/providerkubernetes"
 )
 
 // readinessQuery is the provider-kubernetes readiness rule for the Object around a Shoot:
@@ -37,7 +38,11 @@ func render(req *model.Request, observed *gardencorev1beta1.Shoot) (*model.Rende
 	}
 	// The ConfigMap goes with the first issuer and stays: Gardener protects a referenced
 	// ConfigMap, and a cluster that stops signing people in keeps an empty one.
-	if req.Access.OIDC != nil || req.Observed[ResourceAuthentication].Object != nil {
+	existing, err := req.Native(ResourceAuthentication)
+	if err != nil {
+		return nil, model.Unreadable(err)
+	}
+	if req.Access.OIDC != nil || existing != nil || authenticationComposed(req) {
 		obj, err := authenticationConfigMap(shoot.Namespace, shoot.Name, req.Access.OIDC)
 		if err != nil {
 			return nil, err
@@ -72,4 +77,11 @@ func observedShoot(req *model.Request) (*gardencorev1beta1.Shoot, error) {
 		return nil, fmt.Errorf("cannot decode the observed Shoot %s/%s: %w", u.GetNamespace(), u.GetName(), err)
 	}
 	return shoot, nil
+}
+
+// authenticationComposed says whether the ConfigMap is composed to write it, reported yet or
+// not: a lookout that only observes it composes nothing.
+func authenticationComposed(req *model.Request) bool {
+	o := req.Observed[ResourceAuthentication].Object
+	return o != nil && !providerkubernetes.IsObserveOnly(o)
 }

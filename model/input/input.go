@@ -114,10 +114,21 @@ func Resolve(reg *model.Registry, in model.Input, fetch Fetch) (*model.Output, e
 	maps.Copy(required, in.Required)
 	in.Required = required
 	fetched := map[string]model.Selector{}
-	for range MaxRounds {
+	answered := false
+	for round := 0; round < MaxRounds; round++ {
 		out, err := reg.Reconcile(in)
 		if err != nil {
 			return nil, err
+		}
+		if out.Complete && len(out.LookingFor) == 0 {
+			return out, nil
+		}
+		if out.Complete && !answered {
+			// What its lookout observes is nowhere in what the caller gave: a new cluster.
+			// Crossplane would call again once the providers report: not a round of its loop.
+			in.Observed, answered = lookedOutNowhere(in.Observed, out), true
+			round--
+			continue
 		}
 		if out.Complete {
 			return out, nil
@@ -248,4 +259,16 @@ func PreviewEnvironment(reg *model.Registry, in model.Input, edited *unstructure
 		}
 	}
 	return p, nil
+}
+
+// lookedOutNowhere is observed with each pending lookout reported as finding nothing.
+func lookedOutNowhere(observed map[string]model.ObservedResource, out *model.Output) map[string]model.ObservedResource {
+	o := make(map[string]model.ObservedResource, len(observed)+len(out.LookingFor))
+	maps.Copy(o, observed)
+	for _, res := range out.Rendering.Resources {
+		if slices.Contains(out.LookingFor, res.Name) {
+			o[res.Name] = model.ObservedResource{Object: model.ReportedNotThere(res.Object)}
+		}
+	}
+	return o
 }
