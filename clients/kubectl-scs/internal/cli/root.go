@@ -104,6 +104,7 @@ diff follows kubectl diff (0 no change, 1 changes, 2 error, 3 refused).`,
 		a.newVersionsCommand(flags),
 		a.newFleetCommand(flags),
 		a.newConformanceCommand(flags),
+		a.newImportCommand(flags),
 	)
 	return root
 }
