@@ -131,10 +131,10 @@ func tenantNamespace(xr *kaasv1alpha1.XSCSCluster) string {
 	return xr.GetLabels()[LabelClaimNamespace]
 }
 
-// resolveAccess decides the access the backends render, from the defaulted spec: the
+// ResolveAccess decides the access the backends render, from the defaulted spec: the
 // claims' defaults, the CA from the team's ConfigMap or the recorded issuer, and the
 // environment's always-allowed ranges (a setting the cluster keeps) once it has any range.
-func resolveAccess(req *Request, required map[string][]*unstructured.Unstructured) (Access, error) {
+func ResolveAccess(req *Request, required map[string][]*unstructured.Unstructured) (Access, error) {
 	spec := req.Cluster.Spec.Access
 	if spec == nil {
 		return Access{}, nil

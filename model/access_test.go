@@ -393,7 +393,7 @@ func TestResolveAccess(t *testing.T) {
 			if tc.recorded != nil {
 				req.Defaulted = &kaasv1alpha1.DefaultedValues{Access: tc.recorded}
 			}
-			got, err := resolveAccess(req, tc.required)
+			got, err := ResolveAccess(req, tc.required)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("resolveAccess: %v\nwant %s", err, tc.wantErr)

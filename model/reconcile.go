@@ -151,7 +151,7 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 		return nil, err
 	}
 	// Resolve who may reach the API server, the issuer's CA read, for every backend alike.
-	if req.Access, err = resolveAccess(req, in.Required); err != nil {
+	if req.Access, err = ResolveAccess(req, in.Required); err != nil {
 		return nil, err
 	}
 	// Translate: the backend renders and observes.

@@ -644,7 +644,11 @@ func (r *reading) checkByRendering(settings map[string]string) ([]model.Unsuppor
 	// A cluster read back records that it took nothing from the environment's defaults
 	// (model's readBack, from a spec that says everything): none are filled in.
 	spec := model.Default(r.spec, env, model.Defaulted(&r.spec, &r.spec))
-	req := &model.Request{Cluster: &kaasv1alpha1.XSCSCluster{Spec: spec}, NativeName: r.cluster.Name, Environment: env, Access: accessOf(spec.Access, env)}
+	req := &model.Request{Cluster: &kaasv1alpha1.XSCSCluster{Spec: spec}, NativeName: r.cluster.Name, Environment: env}
+	// Import writes no certificateAuthorityRef: nothing is required.
+	if req.Access, err = model.ResolveAccess(req, nil); err != nil {
+		return nil, nil, err
+	}
 	if errs := validateAccess(req); len(errs) > 0 {
 		return nil, errs, nil
 	}
@@ -665,40 +669,6 @@ func (r *reading) checkByRendering(settings map[string]string) ([]model.Unsuppor
 	d.cluster(rendered.(map[string]any), r.observed)
 	slices.SortFunc(d.unportable, func(a, b model.Unsupported) int { return strings.Compare(a.Field, b.Field) })
 	return d.unportable, d.errs, nil
-}
-
-// accessOf resolves the spec's access as model's resolveAccess does for a request, which
-// Import cannot call: the claims' defaults, and with any range the environment's
-// always-allowed ones. No CA: the stack's oidcConfig takes none (validateAccess).
-// TestImportRoundTrip renders through the model and holds the two together.
-func accessOf(a *kaasv1alpha1.AccessSpec, env *model.Environment) model.Access {
-	var out model.Access
-	if a == nil {
-		return out
-	}
-	if o := a.OIDC; o != nil {
-		out.OIDC = &model.OIDC{OIDCStatus: kaasv1alpha1.OIDCStatus{IssuerURL: o.IssuerURL, ClientID: o.ClientID,
-			UsernameClaim: cmp.Or(o.UsernameClaim, kaasv1alpha1.DefaultOIDCUsernameClaim), UsernamePrefix: prefixOr(o.UsernamePrefix)}}
-		if o.GroupsClaim != "" {
-			out.OIDC.GroupsClaim, out.OIDC.GroupsPrefix = o.GroupsClaim, prefixOr(o.GroupsPrefix)
-		}
-	}
-	if len(a.AllowedSourceRanges) > 0 {
-		out.AllowedSourceRanges = slices.Clone(a.AllowedSourceRanges)
-		if p := env.APIServerAccess; p != nil {
-			out.AllowedSourceRanges = append(out.AllowedSourceRanges, p.AlwaysAllowedSourceRanges...)
-		}
-		slices.Sort(out.AllowedSourceRanges)
-		out.AllowedSourceRanges = slices.Compact(out.AllowedSourceRanges)
-	}
-	return out
-}
-
-func prefixOr(p *string) string {
-	if p == nil {
-		return kaasv1alpha1.DefaultOIDCPrefix
-	}
-	return *p
 }
 
 // difference compares the rendered Cluster with the Cluster as it exists, the way applying

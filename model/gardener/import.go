@@ -682,37 +682,12 @@ func importRequest(imported *model.Imported, shoot *gardencorev1beta1.Shoot, env
 	}
 	xr := &kaasv1alpha1.XSCSCluster{Spec: model.Default(imported.Spec, kept, nil)}
 	xr.Name = shoot.Name
-	return &model.Request{Cluster: xr, NativeName: shoot.Name, Environment: kept, Observed: map[string]model.ObservedResource{},
-		Access: resolvedAccess(xr.Spec.Access, kept)}, nil
-}
-
-// resolvedAccess is what model.resolveAccess resolves from a defaulted spec that names no
-// certificateAuthorityRef, which Import never writes: the claims' defaults, the
-// environment's CA for its own issuer, and the always-allowed ranges beside the cluster's.
-func resolvedAccess(a *kaasv1alpha1.AccessSpec, env *model.Environment) model.Access {
-	var out model.Access
-	if a == nil {
-		return out
+	req := &model.Request{Cluster: xr, NativeName: shoot.Name, Environment: kept, Observed: map[string]model.ObservedResource{}}
+	// Import writes no certificateAuthorityRef: nothing is required.
+	if req.Access, err = model.ResolveAccess(req, nil); err != nil {
+		return nil, err
 	}
-	if o := a.OIDC; o != nil {
-		out.OIDC = &model.OIDC{CA: environmentCA(o.IssuerURL, env), OIDCStatus: kaasv1alpha1.OIDCStatus{
-			IssuerURL: o.IssuerURL, ClientID: o.ClientID,
-			UsernameClaim:  cmp.Or(o.UsernameClaim, kaasv1alpha1.DefaultOIDCUsernameClaim),
-			UsernamePrefix: deref(cmp.Or(o.UsernamePrefix, ptrTo(kaasv1alpha1.DefaultOIDCPrefix))),
-		}}
-		if o.GroupsClaim != "" {
-			out.OIDC.GroupsClaim = o.GroupsClaim
-			out.OIDC.GroupsPrefix = deref(cmp.Or(o.GroupsPrefix, ptrTo(kaasv1alpha1.DefaultOIDCPrefix)))
-		}
-	}
-	if len(a.AllowedSourceRanges) > 0 {
-		var always []string
-		if p := env.APIServerAccess; p != nil {
-			always = p.AlwaysAllowedSourceRanges
-		}
-		out.AllowedSourceRanges = slices.Compact(slices.Sorted(slices.Values(slices.Concat(a.AllowedSourceRanges, always))))
-	}
-	return out
+	return req, nil
 }
 
 // refusedSpec is what the model and Translate would refuse of the imported spec; the values

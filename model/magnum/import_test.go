@@ -61,43 +61,14 @@ func fullSpec() kaasv1alpha1.ClusterSpec {
 	return s
 }
 
-// resolvedAccess is the access the model resolves for a defaulted spec (model.resolveAccess):
-// the claims' defaults filled in, the environment's always-allowed ranges beside the spec's.
-func resolvedAccess(s *kaasv1alpha1.ClusterSpec, env *model.Environment) model.Access {
-	var out model.Access
-	if s.Access == nil {
-		return out
-	}
-	prefix := func(p *string) string {
-		if p == nil {
-			return kaasv1alpha1.DefaultOIDCPrefix
-		}
-		return *p
-	}
-	if o := s.Access.OIDC; o != nil {
-		out.OIDC = &model.OIDC{OIDCStatus: kaasv1alpha1.OIDCStatus{IssuerURL: o.IssuerURL, ClientID: o.ClientID,
-			UsernameClaim: o.UsernameClaim, UsernamePrefix: prefix(o.UsernamePrefix)}}
-		if out.OIDC.UsernameClaim == "" {
-			out.OIDC.UsernameClaim = kaasv1alpha1.DefaultOIDCUsernameClaim
-		}
-		if o.GroupsClaim != "" {
-			out.OIDC.GroupsClaim, out.OIDC.GroupsPrefix = o.GroupsClaim, prefix(o.GroupsPrefix)
-		}
-	}
-	if len(s.Access.AllowedSourceRanges) > 0 {
-		ranges := slices.Clone(s.Access.AllowedSourceRanges)
-		if env.APIServerAccess != nil {
-			ranges = append(ranges, env.APIServerAccess.AlwaysAllowedSourceRanges...)
-		}
-		out.AllowedSourceRanges = slices.Compact(slices.Sorted(slices.Values(ranges)))
-	}
-	return out
-}
-
 // importRequest is a request for s in env as the model makes it: defaulted, its access resolved.
 func importRequest(s kaasv1alpha1.ClusterSpec, env *model.Environment, observed ...*unstructured.Unstructured) *model.Request {
 	req := request(s, env, observed...)
-	req.Access = resolvedAccess(&req.Cluster.Spec, env)
+	access, err := model.ResolveAccess(req, nil)
+	if err != nil {
+		panic(err)
+	}
+	req.Access = access
 	return req
 }
 
