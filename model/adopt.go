@@ -407,7 +407,14 @@ func (m *memory) withMemory(xr *kaasv1alpha1.XSCSCluster, env *Environment, nati
 // observed is the backend's observation of what was found, nil before anything was.
 func (r *Registry) lookingOut(out *Output, in Input, req *Request, env *Environment, kept recalled, l *lookout, observed *Observation) *Output {
 	message, events := l.message()
-	rendering := &Rendering{Resources: l.composed}
+	rendering := &Rendering{Resources: slices.Clone(l.composed)}
+	// What only observes and is composed already (a reader of the releases or of a
+	// kubeconfig Secret) stays as it was applied: nothing observed is dropped.
+	for _, name := range backendResources(req.Environment.Backend, in.Observed) {
+		if o := in.Observed[name].Object; onlyObserves(o) && !slices.ContainsFunc(rendering.Resources, func(r Resource) bool { return r.Name == name }) {
+			rendering.Resources = append(rendering.Resources, Resource{Name: name, Object: LastApplied(o), Disposable: true})
+		}
+	}
 	previous := &in.Cluster.Status
 	if observed != nil {
 		// What the backend observes, else what was read back (a local native is found by

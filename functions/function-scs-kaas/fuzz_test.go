@@ -629,6 +629,15 @@ func fuzzBases(t testing.TB) []fuzzCase {
 		r := fuzzCaseOf(c.req)
 		r.ready = true
 		bases = append(bases, r)
+		// Empty memory (docs/recovery.md): the composite's status lost while its composed
+		// resources remain, and a control plane rebuilt from Git, nothing composed yet.
+		lost := fuzzCaseOf(c.req)
+		delete(lost.xr, "status")
+		lost.delivered = nil
+		bases = append(bases, lost)
+		rebuilt := lost.clone()
+		rebuilt.observed, rebuilt.details = map[string]map[string]any{}, map[string]map[string][]byte{}
+		bases = append(bases, rebuilt)
 	}
 	return bases
 }
