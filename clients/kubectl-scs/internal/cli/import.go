@@ -127,6 +127,9 @@ func importNotes(imported *model.ImportedCluster) []string {
 	for _, u := range imported.Unportable {
 		notes = append(notes, fmt.Sprintf("not expressed by the spec, left as it is: %s: %s", u.Field, u.Reason))
 	}
+	for _, f := range imported.Follows {
+		notes = append(notes, fmt.Sprintf("changed when it is managed, as on every cluster of the environment: %s: %s", f.Field, f.Reason))
+	}
 	notes = append(notes, imported.Differs...)
 	for _, h := range imported.Handover {
 		keys := make([]string, 0, len(h.Labels))

@@ -105,6 +105,7 @@ diff follows kubectl diff (0 no change, 1 changes, 2 error, 3 refused).`,
 		a.newFleetCommand(flags),
 		a.newConformanceCommand(flags),
 		a.newImportCommand(flags),
+		a.newBackupCommand(flags), a.newRestoreCommand(flags),
 	)
 	return root
 }
