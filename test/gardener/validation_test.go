@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/gardener/gardener/pkg/api/core/validation"
@@ -46,7 +47,7 @@ func TestGoldenShootsPassGardenerValidation(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			rsp := readObjects(t, f)[0]
 			shoots := shootsInResponse(rsp)
-			if len(shoots) == 0 {
+			if len(shoots) == 0 && !strings.Contains(f, "looks-before") {
 				t.Fatalf("%s renders no Shoot", f)
 			}
 			for _, s := range shoots {
@@ -198,6 +199,10 @@ func shootIn(obj map[string]any) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: obj}
 	}
 	if obj["kind"] != "Object" {
+		return nil
+	}
+	// An Object that only observes (the lookout before managing) applies nothing.
+	if p, _, _ := unstructured.NestedStringSlice(obj, "spec", "managementPolicies"); len(p) == 1 && p[0] == "Observe" {
 		return nil
 	}
 	m, _, _ := unstructured.NestedMap(obj, "spec", "forProvider", "manifest")

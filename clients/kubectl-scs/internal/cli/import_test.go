@@ -17,14 +17,8 @@ import (
 
 // exampleShoot writes the Shoot of examples/render/gardener/observed-ready.yaml to a file,
 // as `kubectl get shoot -o yaml` prints it: unwrapped from the provider-kubernetes Object
-// that reports it (status.atProvider.manifest), with its uid, generation and status.
-//
-// The example abbreviates the Shoot: it leaves out what the rendering writes and Gardener
-// keeps, the OpenStack provider configs (with the environment's load balancer provider and
-// floating pool) and each worker's volume (the environment's root disk, 100 GiB for compute
-// as examples/render/gardener/xr.yaml asks). Import reads a Shoot without them as one the
-// rendering would change, and refuses it; they are put back here as Gardener returns them.
-// edit, if not nil, changes the Shoot further.
+// that reports it (status.atProvider.manifest), with its uid, generation and status. edit,
+// if not nil, changes the Shoot.
 func exampleShoot(t *testing.T, edit func(shoot *unstructured.Unstructured)) string {
 	t.Helper()
 	objs, err := readManifests(nil, repo+"/examples/render/gardener/observed-ready.yaml")
@@ -39,24 +33,6 @@ func exampleShoot(t *testing.T, edit func(shoot *unstructured.Unstructured)) str
 	if shoot.GetKind() != "Shoot" {
 		t.Fatalf("the example's first object reports a %s, not a Shoot", shoot.GetKind())
 	}
-	const openstack = "openstack.provider.extensions.gardener.cloud/v1alpha1"
-	must(t, unstructured.SetNestedMap(shoot.Object, map[string]any{
-		"apiVersion": openstack, "kind": "ControlPlaneConfig", "loadBalancerProvider": "amphora",
-	}, "spec", "provider", "controlPlaneConfig"))
-	must(t, unstructured.SetNestedMap(shoot.Object, map[string]any{
-		"apiVersion": openstack, "kind": "InfrastructureConfig", "floatingPoolName": "ext-net",
-		"networks": map[string]any{"workers": "10.250.0.0/16"},
-	}, "spec", "provider", "infrastructureConfig"))
-	workers, _, _ := unstructured.NestedSlice(shoot.Object, "spec", "provider", "workers")
-	for _, w := range workers {
-		worker := w.(map[string]any)
-		size := "50Gi"
-		if worker["name"] == "compute" {
-			size = "100Gi"
-		}
-		worker["volume"] = map[string]any{"size": size}
-	}
-	must(t, unstructured.SetNestedSlice(shoot.Object, workers, "spec", "provider", "workers"))
 	if edit != nil {
 		edit(shoot)
 	}
