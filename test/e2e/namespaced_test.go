@@ -193,13 +193,16 @@ func TestNamespacedClusterLifecycle(t *testing.T) {
 		apply(ctx, t, newClaim(name, spec))
 		_, native := clusterOf(ctx, t, name)
 		rendered(ctx, t, name)
-		obj, err := cp.Dynamic.Resource(namespacedObjectGVR).Namespace(claimNamespace).Get(ctx, native+"-shoot", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, _, _ := unstructured.NestedStringSlice(obj.Object, "spec", "managementPolicies"); strings.Join(got, ",") != "Observe,Create,Update,LateInitialize" {
-			t.Errorf("protected namespaced Object managementPolicies = %v, want no Delete", got)
-		}
+		// First the lookout (observe-only, docs/recovery.md); once it found nothing, the
+		// Object that creates the Shoot, without Delete.
+		waitFor(ctx, t, deadline, "the protected Shoot's Object managed without Delete", func(ctx context.Context) (bool, error) {
+			obj, err := cp.Dynamic.Resource(namespacedObjectGVR).Namespace(claimNamespace).Get(ctx, native+"-shoot", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			got, _, _ := unstructured.NestedStringSlice(obj.Object, "spec", "managementPolicies")
+			return strings.Join(got, ",") == "Observe,Create,Update,LateInitialize", fmt.Errorf("managementPolicies %v", got)
+		})
 		waitFor(ctx, t, deadline, "deletion of the protected SCSCluster refused", func(ctx context.Context) (bool, error) {
 			err := claims().Delete(ctx, name, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
 			return apierrors.IsForbidden(err), fmt.Errorf("dry-run delete: %v", err)

@@ -3,12 +3,14 @@ package backendsim
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 )
 
@@ -44,8 +46,12 @@ func (s *Simulator) magnum(ctx context.Context, ref map[string]string) error {
 	if err != nil || c.GetDeletionTimestamp() != nil {
 		return err
 	}
-	s.recordSignIn(w, "clusterv1/"+ref["namespace"]+"/"+ref["name"], s.magnumSignIn(c))
-	template := str(c, "spec", "forProvider", "clusterTemplateId")
+	id, running, err := s.openStack.observe(ctx, clusters, c)
+	if err != nil || id == "" {
+		return err // not created yet, or observed and not there
+	}
+	s.recordSignIn(w, "clusterv1/"+ref["namespace"]+"/"+ref["name"], s.magnumSignIn(running))
+	template := str(running, "spec", "forProvider", "clusterTemplateId")
 	tags, err := s.magnumTemplates(ctx)
 	if err != nil {
 		return err
@@ -54,13 +60,13 @@ func (s *Simulator) magnum(ctx context.Context, ref map[string]string) error {
 	if !ok {
 		return fmt.Errorf("ClusterV1 %s asks for cluster template %q, which no Magnum environment offers (templates: %s)", c.GetName(), template, sortedKeys(tags))
 	}
-	masters, found, _ := unstructured.NestedInt64(c.Object, "spec", "forProvider", "masterCount")
+	masters, found, _ := unstructured.NestedInt64(running.Object, "spec", "forProvider", "masterCount")
 	if !found {
 		masters = 1
 	}
 	if err := s.managedReady(ctx, clusters, c, map[string]any{
-		"id": string(c.GetUID()), "apiAddress": w.URL, "coeVersion": kubeTag, "clusterTemplateId": template,
-		"masterCount": masters, "nodeCount": nodeCount(c),
+		"id": id, "apiAddress": w.URL, "coeVersion": kubeTag, "clusterTemplateId": template,
+		"masterCount": masters, "nodeCount": nodeCount(running),
 	}); err != nil {
 		return err
 	}
@@ -76,8 +82,15 @@ func (s *Simulator) magnum(ctx context.Context, ref map[string]string) error {
 		if g.GetDeletionTimestamp() != nil {
 			continue
 		}
-		err := s.managedReady(ctx, scoped("nodegroupv1s"), g, map[string]any{
-			"id": string(g.GetUID()), "clusterId": str(g, "spec", "forProvider", "clusterId"), "nodeCount": nodeCount(g),
+		id, running, err := s.openStack.observe(ctx, scoped("nodegroupv1s"), g)
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			continue
+		}
+		err = s.managedReady(ctx, scoped("nodegroupv1s"), g, map[string]any{
+			"id": id, "clusterId": str(running, "spec", "forProvider", "clusterId"), "nodeCount": nodeCount(running),
 		})
 		if err != nil {
 			return err
@@ -166,4 +179,80 @@ func (s *Simulator) magnumTemplates(ctx context.Context) (map[string]string, err
 		}
 	}
 	return tags, nil
+}
+
+// openStack is what the stand-in's OpenStack holds: the Magnum clusters and node groups
+// provider-openstack created, by UUID, and how many it was asked to create, so that a test
+// sees a second cluster made for one that exists (docs/recovery.md).
+type openStack struct {
+	mu sync.Mutex
+	// objects are what runs, by UUID: the managed resource as it was last applied (its
+	// spec is what Magnum runs), which an observe-only resource reports.
+	objects map[string]*unstructured.Unstructured
+	creates map[string]int // kind -> creates
+}
+
+// externalNameAnnotation is where provider-openstack keeps the UUID of what it created.
+const externalNameAnnotation = "crossplane.io/external-name"
+
+// observe plays provider-openstack's reconcile of a ClusterV1 or NodegroupV1 and returns the
+// UUID of what it manages ("" while there is none) and what runs, whose spec says what
+// Magnum runs. Like the provider it finds a Magnum object by its external name only: one
+// without (or with its own name, crossplane-runtime's default) is created, and the UUID
+// written as its external name; one whose external name OpenStack does not hold is not
+// there, and an observe-only one is not created, and changes nothing.
+func (o *openStack) observe(ctx context.Context, ri dynamic.ResourceInterface, mr *unstructured.Unstructured) (string, *unstructured.Unstructured, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.objects == nil {
+		o.objects, o.creates = map[string]*unstructured.Unstructured{}, map[string]int{}
+	}
+	id := mr.GetAnnotations()[externalNameAnnotation]
+	switch {
+	case id != "" && id != mr.GetName():
+		running, exists := o.objects[id]
+		if !exists {
+			return "", nil, notThere(ctx, ri, mr)
+		}
+		if !observeOnly(mr) {
+			o.objects[id] = mr.DeepCopy() // an update reaches Magnum
+			running = o.objects[id]
+		}
+		return id, running, nil
+	case observeOnly(mr):
+		return "", nil, notThere(ctx, ri, mr)
+	}
+	id = string(mr.GetUID())
+	patch := []byte(`{"metadata":{"annotations":{"` + externalNameAnnotation + `":"` + id + `"}}}`)
+	if _, err := ri.Patch(ctx, mr.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: managerOpenStack}); err != nil {
+		return "", nil, err
+	}
+	o.objects[id] = mr.DeepCopy()
+	o.creates[mr.GetKind()]++
+	return id, o.objects[id], nil
+}
+
+// observeOnly says whether a managed resource's only management policy is Observe.
+func observeOnly(mr *unstructured.Unstructured) bool {
+	p, _, _ := unstructured.NestedStringSlice(mr.Object, "spec", "managementPolicies")
+	return len(p) == 1 && p[0] == "Observe"
+}
+
+// notThere writes what crossplane-runtime writes of an observe-only resource whose external
+// resource does not exist (errExternalResourceNotExist).
+func notThere(ctx context.Context, ri dynamic.ResourceInterface, mr *unstructured.Unstructured) error {
+	if c := conditionEntry(mr, "Synced"); c != nil && c["status"] == "False" {
+		return nil
+	}
+	c := condition("Synced", "False", "ReconcileError", 0)
+	c["message"] = "observe failed: external resource does not exist"
+	return applyStatus(ctx, ri, mr, map[string]any{"conditions": []any{c}}, managerOpenStack)
+}
+
+// MagnumCreates is how many Magnum clusters (kind ClusterV1) or node groups (NodegroupV1)
+// the stand-in's provider-openstack was asked to create so far.
+func (s *Simulator) MagnumCreates(kind string) int {
+	s.openStack.mu.Lock()
+	defer s.openStack.mu.Unlock()
+	return s.openStack.creates[kind]
 }

@@ -78,6 +78,8 @@ type Simulator struct {
 	reported map[string]string
 	signIns  map[string]signIn
 	written  map[*Workload][]controlplane.JWTAuthenticator
+	// openStack is what the stand-in's OpenStack holds of Magnum (magnum.go).
+	openStack openStack
 }
 
 // Run calls Step every interval until ctx ends.

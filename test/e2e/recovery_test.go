@@ -1,0 +1,326 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
+)
+
+// recoveryNamespace is the team of the recovery test's clusters; recoveryLabel selects them
+// for its simulator.
+const (
+	recoveryNamespace = "recovery"
+	recoveryLabel     = "kaas.scs.community/recovery-e2e"
+)
+
+// recoveryCluster is one cluster of the recovery test.
+type recoveryCluster struct {
+	backend, example, environment, claim string
+	spec                                 map[string]any
+	// edit is an edit of its environment between the loss and the recovery, of a value the
+	// cluster keeps: [path under data, value].
+	edit []any
+	// native is its name in the backend; before its native object as it ran.
+	native string
+	before *unstructured.Unstructured
+}
+
+// TestRecovery (issue 46): Ready clusters lose what the control plane held of them, their
+// composites and everything composed (a control plane rebuilt from Git; the claims are
+// deleted with kaas.scs.community/deletion-policy: Orphan, which leaves every native object
+// where it runs), their environments are edited meanwhile, and the same manifests are
+// applied again. The function looks for the natives before it manages them: the Shoot in
+// the real gardener-apiserver, the Cluster in the remote management cluster where the real
+// Cluster API managers run (legacy flavour), found by name and read back from what runs;
+// the Magnum cluster, which provider-openstack finds only by its UUID, from the backup
+// kubectl scs backup wrote. Every cluster is managed again with the same native objects
+// (UIDs and specs unchanged), none created twice (the Magnum stand-in counts creates), and
+// the environment's edit reaches none of them.
+func TestRecovery(t *testing.T) {
+	needEnv(t)
+	if flavour == flavourMigration {
+		t.Skip("the recovery runs on the legacy and namespaced flavours")
+	}
+	ctx := testContext(t)
+	if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: recoveryNamespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	clusters := []*recoveryCluster{
+		{backend: backendsim.BackendGardener, example: "gardener-regionone.yaml", environment: "gardener-recovery", claim: "shop",
+			spec: smallSpec("1.34", 1, 3), edit: []any{"gardener.loadBalancerProvider", "ovn"}},
+		{backend: backendsim.BackendMagnum, example: "magnum-regionone.yaml", environment: "magnum-recovery", claim: "billing",
+			spec: magnumSpec("1.34", "SCS-4V-8", true), edit: []any{"magnum.keypair", "another-keypair"}},
+	}
+	if flavour == flavourLegacy && clusterStackErr == nil {
+		spec := clusterStackSpec("1.34", 1)
+		spec["nodePools"] = spec["nodePools"].([]any)[:1]
+		clusters = append(clusters, &recoveryCluster{backend: backendsim.BackendClusterStack, example: "clusterstack-remote.yaml",
+			environment: "clusterstack-recovery", claim: "search", spec: spec, edit: []any{"clusterStack.clusterLabels", map[string]any{"edited": "true"}}})
+	}
+	for _, c := range clusters {
+		c.spec["environment"] = c.environment
+		c.spec["writeConnectionSecretToRef"] = map[string]any{"name": c.claim + "-kubeconfig"}
+		recoveryEnvironment(ctx, t, c, nil)
+	}
+	workload, err := backendsim.StartWorkload(ctx, env, "recovery-workload", "az1", "az2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := &backendsim.Simulator{
+		Crossplane: backendsim.Clients{Kube: cp.Client, Dynamic: cp.Dynamic},
+		Garden:     backendsim.Clients{Kube: garden.Client, Dynamic: garden.Dynamic},
+		Workloads:  backendsim.Workloads{backendsim.BackendGardener: workload, backendsim.BackendMagnum: workload},
+		Selector:   recoveryLabel,
+		Logf:       logf,
+	}
+	simulate(t, sim)
+	manifest := func(c *recoveryCluster) *unstructured.Unstructured {
+		claim := newClaimIn(recoveryNamespace, c.claim, c.spec)
+		claim.SetLabels(map[string]string{recoveryLabel: "true"})
+		return claim
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), faultDeadline)
+		defer cancel()
+		_ = claimsIn(recoveryNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: recoveryLabel})
+	})
+
+	// Ready clusters, as the function made them.
+	for _, c := range clusters {
+		apply(ctx, t, manifest(c))
+	}
+	for _, c := range clusters {
+		_, c.native = clusterOfIn(ctx, t, recoveryNamespace, c.claim)
+		c.before = waitRunning(ctx, t, c)
+	}
+	creates := map[string]int{"ClusterV1": sim.MagnumCreates("ClusterV1"), "NodegroupV1": sim.MagnumCreates("NodegroupV1")}
+	if creates["ClusterV1"] != 1 || creates["NodegroupV1"] < 1 {
+		t.Fatalf("the Magnum stand-in created %v before the loss; want one cluster and the gpu pool's node groups", creates)
+	}
+
+	// The backup, as a platform keeps it on a schedule.
+	cli := newCLI(t)
+	backup := t.TempDir()
+	runIn(ctx, cli, recoveryNamespace, "backup", "-o", backup).want(t, 0)
+
+	// The loss: the composites go, and what they composed, leaving every native object.
+	start := time.Now()
+	for _, c := range clusters {
+		annotate(ctx, t, claimsIn(recoveryNamespace), c.claim, kaasv1alpha1.AnnotationDeletionPolicy, string(kaasv1alpha1.DeletionOrphan))
+	}
+	for _, c := range clusters {
+		waitClaimIn(ctx, t, deadline, recoveryNamespace, c.claim, "status.backend.deletionPolicy Orphan",
+			fieldIs(string(kaasv1alpha1.DeletionOrphan), "status", "backend", "deletionPolicy"))
+		if err := claimsIn(recoveryNamespace).Delete(ctx, c.claim, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range clusters {
+		waitFor(ctx, t, faultDeadline, "claim "+c.claim+" gone", gone(claimsIn(recoveryNamespace), c.claim))
+	}
+	measure(t, "composites deleted with their composed resources, the natives left", start)
+	for _, c := range clusters {
+		assertUntouched(t, c.before, runningNative(ctx, t, c))
+	}
+	// Meanwhile the platform edits the environments: new clusters get the edits, the
+	// recovered ones keep what they run with.
+	for _, c := range clusters {
+		recoveryEnvironment(ctx, t, c, c.edit)
+	}
+
+	// The recovery: Magnum's memory from the backup, then the manifests from Git.
+	start = time.Now()
+	for _, c := range clusters {
+		if c.backend == backendsim.BackendMagnum {
+			runIn(ctx, cli, recoveryNamespace, "restore", "-f", filepath.Join(backup, recoveryNamespace, c.claim+".yaml")).want(t, 0)
+		}
+	}
+	for _, c := range clusters {
+		apply(ctx, t, manifest(c))
+	}
+	for _, c := range clusters {
+		waitClaimIn(ctx, t, faultDeadline, recoveryNamespace, c.claim, "managed again", recovered(c))
+	}
+	measure(t, "manifests applied again -> every cluster managed again, the same natives", start)
+	for _, c := range clusters {
+		assertUntouched(t, c.before, runningNative(ctx, t, c))
+		claim := getClaimInOrFail(ctx, t, recoveryNamespace, c.claim)
+		if got, want := str(claim, "status", "backend", "name"), c.native; got != want {
+			t.Errorf("%s recovered as %q in its backend, want %q", c.claim, got, want)
+		}
+		pinned, _, _ := unstructured.NestedStringMap(claim.Object, "status", "backend", "pinned")
+		edited, _ := c.edit[1].(string)
+		if m, ok := c.edit[1].(map[string]any); ok {
+			raw, _ := json.Marshal(m)
+			edited = string(raw)
+		}
+		if got := pinned["data."+c.edit[0].(string)]; got == edited {
+			t.Errorf("%s took the environment's edit of data.%s (%v) with the recovery; it must keep what it runs with", c.claim, c.edit[0], edited)
+		}
+	}
+	if now := map[string]int{"ClusterV1": sim.MagnumCreates("ClusterV1"), "NodegroupV1": sim.MagnumCreates("NodegroupV1")}; now["ClusterV1"] != creates["ClusterV1"] || now["NodegroupV1"] != creates["NodegroupV1"] {
+		t.Errorf("the Magnum stand-in was asked to create %v, before the loss %v: the recovery made a second cluster", now, creates)
+	}
+	for _, c := range clusters {
+		if c.backend != backendsim.BackendClusterStack {
+			waitKubeconfigSecretIn(ctx, t, recoveryNamespace, c.claim+"-kubeconfig")
+		}
+	}
+}
+
+// recoveryEnvironment installs the cluster's example environment under its own name, for
+// the recovery namespace, with an edit when given.
+func recoveryEnvironment(ctx context.Context, t *testing.T, c *recoveryCluster, edit []any) {
+	t.Helper()
+	objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "environments", c.example))
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("reading the example environment: %v", err)
+	}
+	cfg := objs[0]
+	cfg.SetName(c.environment)
+	cfg.SetLabels(map[string]string{"kaas.scs.community/environment": c.environment})
+	if err := unstructured.SetNestedField(cfg.Object, map[string]any{"namespaces": []any{recoveryNamespace}}, "data", "access"); err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		if err := unstructured.SetNestedField(cfg.Object, edit[1], append([]string{"data"}, splitPath(edit[0].(string))...)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cp.ApplyObjects(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cp.Dynamic.Resource(envGVR).Delete(context.Background(), c.environment, metav1.DeleteOptions{})
+	})
+}
+
+func splitPath(p string) []string {
+	var out []string
+	start := 0
+	for i := range len(p) {
+		if p[i] == '.' {
+			out = append(out, p[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, p[start:])
+}
+
+// nativeResource is where the cluster's own native object lives.
+func nativeResource(c *recoveryCluster) (dynamic.ResourceInterface, string) {
+	switch c.backend {
+	case backendsim.BackendGardener:
+		return shoots(), c.native
+	case backendsim.BackendClusterStack:
+		return mgmt.Dynamic.Resource(capiClusterGVR).Namespace(clusterStackNamespace), c.native
+	}
+	if flavour == flavourNamespaced {
+		gvr := schema.GroupVersionResource{Group: "containerinfra.openstack.m.crossplane.io", Version: "v1alpha1", Resource: "clusterv1s"}
+		return cp.Dynamic.Resource(gvr).Namespace(recoveryNamespace), c.native + "-cluster"
+	}
+	return clusterV1s(), c.native + "-cluster"
+}
+
+// runningNative is the cluster's own native object as it is now. The Magnum cluster's is its
+// UUID in the stand-in's OpenStack, which the ClusterV1 composed anew names: compared by it.
+func runningNative(ctx context.Context, t *testing.T, c *recoveryCluster) *unstructured.Unstructured {
+	t.Helper()
+	ri, name := nativeResource(c)
+	if c.backend != backendsim.BackendMagnum {
+		return mustGet(ctx, t, ri, name)
+	}
+	o, err := ri.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// The ClusterV1 went with its composite; the Magnum cluster stays in OpenStack.
+		return c.before
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return magnumIdentity(o)
+}
+
+// magnumIdentity is what identifies a Magnum cluster: its UUID (the ClusterV1's external
+// name), and what Magnum runs, as an object assertUntouched compares.
+func magnumIdentity(clusterV1 *unstructured.Unstructured) *unstructured.Unstructured {
+	out := &unstructured.Unstructured{Object: map[string]any{"kind": "MagnumCluster", "metadata": map[string]any{
+		"name": clusterV1.GetName(), "uid": clusterV1.GetAnnotations()["crossplane.io/external-name"]}}}
+	spec, _, _ := unstructured.NestedMap(clusterV1.Object, "spec", "forProvider")
+	out.Object["spec"] = spec
+	return out
+}
+
+// waitRunning waits until the cluster runs, and returns its native object.
+func waitRunning(ctx context.Context, t *testing.T, c *recoveryCluster) *unstructured.Unstructured {
+	t.Helper()
+	ri, name := nativeResource(c)
+	switch c.backend {
+	case backendsim.BackendClusterStack:
+		waitTopology(ctx, t, mgmt, clusterStackNamespace, c.native, "default-az1")
+		return mustGet(ctx, t, ri, name)
+	case backendsim.BackendGardener:
+		waitClaimIn(ctx, t, faultDeadline, recoveryNamespace, c.claim, "Ready", hasCondition("Ready", "True", ""))
+		return mustGet(ctx, t, ri, name)
+	}
+	waitClaimIn(ctx, t, faultDeadline, recoveryNamespace, c.claim, "Ready", hasCondition("Ready", "True", ""))
+	return magnumIdentity(mustGet(ctx, t, ri, name))
+}
+
+// recovered says the cluster is managed again: its memory recorded, nothing looked for any
+// more, and (where the test plays its backend) Ready.
+func recovered(c *recoveryCluster) func(*unstructured.Unstructured) error {
+	return func(u *unstructured.Unstructured) error {
+		if created, _, _ := unstructured.NestedBool(u.Object, "status", "backend", "created"); !created {
+			return errors.New("status.backend.created is not true yet")
+		}
+		for _, cond := range conditionsOf(u) {
+			if cond["type"] == "BackendReady" && cond["reason"] == kaasv1alpha1.ReasonAdopting {
+				return errors.New("still adopting: " + cond["message"].(string))
+			}
+		}
+		if c.backend == backendsim.BackendClusterStack {
+			return nil // no controller makes the remote Cluster available here
+		}
+		return hasCondition("Ready", "True", "")(u)
+	}
+}
+
+// getClaimInOrFail reads a claim of a namespace.
+func getClaimInOrFail(ctx context.Context, t *testing.T, namespace, name string) *unstructured.Unstructured {
+	t.Helper()
+	return mustGet(ctx, t, claimsIn(namespace), name)
+}
+
+// waitKubeconfigSecretIn waits until the Secret in namespace holds a kubeconfig.
+func waitKubeconfigSecretIn(ctx context.Context, t *testing.T, namespace, name string) {
+	t.Helper()
+	waitFor(ctx, t, deadline, "kubeconfig Secret "+namespace+"/"+name, func(ctx context.Context) (bool, error) {
+		s, err := cp.Client.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return len(s.Data["kubeconfig"]) > 0, nil
+	})
+}
+
+
+// runIn runs a kubectl-scs command line against the Crossplane cluster in a namespace.
+func runIn(ctx context.Context, c *kubectlSCS, namespace string, args ...string) cliResult {
+	c.t.Helper()
+	return c.exec(c.command(ctx, false, append(args, "--kubeconfig", cp.Kubeconfig, "-n", namespace)...), args, false)
+}
