@@ -248,7 +248,7 @@ E2E_GO_TEST = SCS_KAAS_E2E=1 go test -count=1 -p=1 -timeout=$(E2E_TIMEOUT) -v
 E2E_TOOLS ?= tools-controlplane tools-opentofu tools-flux
 e2e: $(E2E_TOOLS) tools-cosign python-deps package ## End-to-end tests on live local control planes: legacy, namespaced (v2) and migration.
 	cd test/e2e && $(E2E_GO_TEST) -skip '^Test(Namespaced|Migration)' . ./controlplane/ ./oidcissuer/
-	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^Test(Namespaced|CLI|Terraform|Addons)' .
+	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^Test(Namespaced|CLI|Terraform|Addons|Recovery)' .
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=migration $(E2E_GO_TEST) -run '^TestMigration' .
 
 # The playground's own test: make demo, make simulate per example cluster, make conformance

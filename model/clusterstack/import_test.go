@@ -488,7 +488,7 @@ func importAccessEnvironment() *model.Environment {
 // editedSettings is env after the platform team changed every setting but where clusters
 // live (placement) and what the stack's variables are named, which no Cluster says.
 func editedSettings(env *model.Environment) *model.Environment {
-	out := &model.Environment{Name: env.Name, ConfigName: env.ConfigName, Environment: *env.Environment.DeepCopy()}
+	out := &model.Environment{Name: env.Name, ConfigName: env.ConfigName, Environment: *env.DeepCopy()}
 	out.Region = "RegionTwo"
 	// Another order too: a pool whose zones were defaulted would now get others.
 	out.Catalog.Zones = []string{"az4", "az3", "az2", "az1"}

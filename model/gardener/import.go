@@ -169,7 +169,7 @@ func checkImportable(shoot *gardencorev1beta1.Shoot, env *model.Environment) fie
 			"the Shoot lives in garden namespace %s, environment %s makes clusters in %s (project %s): import it through an environment of its project",
 			shoot.Namespace, env.Name, ns, env.Gardener.Project)))
 	}
-	if s := shoot.Spec.SecretBindingName; s != nil {
+	if s := shoot.Spec.SecretBindingName; s != nil { //nolint:staticcheck // read on purpose: a Shoot of an older Gardener may still name one, which the API cannot manage
 		errs = append(errs, field.Forbidden(sp.Child("secretBindingName"), fmt.Sprintf(
 			"the Shoot takes its credentials from SecretBinding %s; the API names a CredentialsBinding (data.gardener.credentialsBindingName): move the Shoot to a CredentialsBinding first", *s)))
 	}
@@ -426,7 +426,7 @@ func cloudProfileOf(shoot *gardencorev1beta1.Shoot) (name, kind string) {
 	if r := shoot.Spec.CloudProfile; r != nil {
 		return r.Name, cmp.Or(r.Kind, defaultCloudProfileKind)
 	}
-	return deref(shoot.Spec.CloudProfileName), defaultCloudProfileKind
+	return deref(shoot.Spec.CloudProfileName), defaultCloudProfileKind //nolint:staticcheck // read on purpose: Shoots made before cloudProfile carry only it
 }
 
 // cloudProfileKindSetting spells the default kind as env does ("" or CloudProfile): both

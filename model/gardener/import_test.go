@@ -435,7 +435,7 @@ func TestImportRefusals(t *testing.T) {
 		},
 		"SecretBinding": {
 			shoot: func(_ *testing.T, s *gardencorev1beta1.Shoot) *unstructured.Unstructured {
-				s.Spec.CredentialsBindingName, s.Spec.SecretBindingName = nil, ptrTo("openstack")
+				s.Spec.CredentialsBindingName, s.Spec.SecretBindingName = nil, ptrTo("openstack") //nolint:staticcheck // a Shoot of an older Gardener
 				return nil
 			},
 			want: []string{"spec.secretBindingName: Forbidden: the Shoot takes its credentials from SecretBinding openstack"},
@@ -616,7 +616,7 @@ func TestImportUnportable(t *testing.T) {
 		},
 		"AddonsAuditPolicyAndKubeProxyMode": {
 			shoot: func(_ *testing.T, s *gardencorev1beta1.Shoot) {
-				s.Spec.Addons = &gardencorev1beta1.Addons{NginxIngress: &gardencorev1beta1.NginxIngress{Addon: gardencorev1beta1.Addon{Enabled: true}}}
+				s.Spec.Addons = &gardencorev1beta1.Addons{NginxIngress: &gardencorev1beta1.NginxIngress{Addon: gardencorev1beta1.Addon{Enabled: true}}} //nolint:staticcheck // Shoots made before 1.35 may have them
 				s.Spec.Kubernetes.KubeAPIServer = &gardencorev1beta1.KubeAPIServerConfig{AuditConfig: &gardencorev1beta1.AuditConfig{
 					AuditPolicy: &gardencorev1beta1.AuditPolicy{ConfigMapRef: &corev1.ObjectReference{Name: "audit-policy"}}}}
 				s.Spec.Kubernetes.KubeProxy = &gardencorev1beta1.KubeProxyConfig{Mode: ptrTo(gardencorev1beta1.ProxyModeIPVS)}
@@ -641,7 +641,7 @@ func TestImportUnportable(t *testing.T) {
 			shoot: func(_ *testing.T, s *gardencorev1beta1.Shoot) {
 				gardencorev1beta1.SetObjectDefaults_Shoot(s)
 				s.Spec.SeedName = ptrTo("openstack-regionone")
-				s.Spec.CloudProfileName = ptrTo("openstack")
+				s.Spec.CloudProfileName = ptrTo("openstack") //nolint:staticcheck // Gardener sets it on Shoots before 1.34
 				s.Spec.DNS = &gardencorev1beta1.DNS{Domain: ptrTo("shop-rwiadu.team1.gardener.example")}
 				s.Spec.Kubernetes.Version = "1.34.5"
 				for i := range s.Spec.Provider.Workers {

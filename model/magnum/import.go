@@ -405,7 +405,7 @@ func (im *importer) readTemplate() {
 	if id == "" {
 		return
 	}
-	coe := managed{obj: c.obj}.atProviderString("coeVersion")
+	coe := managed(c).atProviderString("coeVersion")
 	minor := minorOfCOE(coe)
 	tpl, ok := offeredTemplate(im.magnum.Templates, id, minor)
 	if !ok {
