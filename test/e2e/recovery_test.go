@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
@@ -182,6 +186,102 @@ func TestRecovery(t *testing.T) {
 			waitKubeconfigSecretIn(ctx, t, recoveryNamespace, c.claim+"-kubeconfig")
 		}
 	}
+
+	// Import: a Shoot made outside this API (the recovered one's spec under another name,
+	// without the API's labels) is described by kubectl scs import, refused until it is
+	// handed over, then adopted unchanged; a Shoot of another cluster is not imported.
+	importShoot(ctx, t, cli, clusters[0])
+}
+
+// importShoot is the import phase of TestRecovery on its Gardener cluster c.
+func importShoot(ctx context.Context, t *testing.T, cli *kubectlSCS, c *recoveryCluster) {
+	t.Helper()
+	const name, claimName = "legacy-eu", "legacy"
+	outside := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": c.before.GetAPIVersion(), "kind": c.before.GetKind(),
+		"metadata": map[string]any{"name": name, "namespace": gardenNamespace,
+			"annotations": c.before.GetAnnotations()},
+		"spec": c.before.Object["spec"],
+	}}
+	created, err := shoots().Create(ctx, outside, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating a Shoot outside the API: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = shoots().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	dir := t.TempDir()
+	file := func(base string, u *unstructured.Unstructured) string {
+		raw, err := yaml.Marshal(u.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, base)
+		if err := os.WriteFile(p, raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	envFile := file("environment.yaml", mustGet(ctx, t, cp.Dynamic.Resource(envGVR), c.environment))
+	start := time.Now()
+	imported := cli.offline(ctx, "import", "-f", file("shoot.yaml", created), "--environment", envFile, "--in", c.environment,
+		"--name", claimName, "-n", recoveryNamespace)
+	imported.want(t, 0, "kubectl label shoot "+name+" -n "+gardenNamespace+" ")
+	claim := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(imported.stdout), &claim.Object); err != nil {
+		t.Fatalf("kubectl scs import printed no SCSCluster: %v", err)
+	}
+	if got := claim.GetAnnotations()[kaasv1alpha1.AnnotationNativeName]; got != name {
+		t.Errorf("the imported SCSCluster names the native %q, want %s", got, name)
+	}
+	claim.SetLabels(map[string]string{recoveryLabel: "true"})
+	apply(ctx, t, claim)
+	waitClaimIn(ctx, t, deadline, recoveryNamespace, claimName, "refused until handed over", func(u *unstructured.Unstructured) error {
+		for _, cond := range conditionsOf(u) {
+			if cond["type"] == "Rendered" && cond["reason"] == kaasv1alpha1.ReasonTakeoverRefused {
+				return nil
+			}
+		}
+		return errors.New("not refused yet")
+	})
+	assertUntouched(t, created, mustGet(ctx, t, shoots(), name))
+
+	// The handover the import printed, then the adoption.
+	labels := handoverLabels(t, imported.stderr)
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": labels}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shoots().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitClaimIn(ctx, t, faultDeadline, recoveryNamespace, claimName, "adopted and Ready", hasCondition("Ready", "True", ""))
+	measure(t, "imported SCSCluster applied -> refused until handed over; handed over -> Ready", start)
+	assertUntouched(t, created, mustGet(ctx, t, shoots(), name))
+
+	// The recovered cluster's Shoot carries its own cluster's identity: not imported.
+	cli.offline(ctx, "import", "-f", file("other.yaml", mustGet(ctx, t, shoots(), c.native)), "--environment", envFile, "--in", c.environment,
+		"--name", "other", "-n", recoveryNamespace).want(t, cliExitRefused, "TakeoverRefused", "belongs to another cluster")
+}
+
+// handoverLabels are the labels of the kubectl label command kubectl scs import printed.
+func handoverLabels(t *testing.T, stderr string) map[string]any {
+	t.Helper()
+	_, command, ok := strings.Cut(stderr, "kubectl label ")
+	if !ok {
+		t.Fatalf("kubectl scs import printed no handover:\n%s", stderr)
+	}
+	command, _, _ = strings.Cut(command, "\n")
+	labels := map[string]any{}
+	for _, f := range strings.Fields(command) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			labels[k] = v
+		}
+	}
+	if len(labels) != 2 {
+		t.Fatalf("the handover names %d labels, want the cluster's and the identity's: %s", len(labels), command)
+	}
+	return labels
 }
 
 // recoveryEnvironment installs the cluster's example environment under its own name, for
