@@ -187,28 +187,34 @@ func TestRecovery(t *testing.T) {
 		}
 	}
 
-	// Import: a Shoot made outside this API (the recovered one's spec under another name,
-	// without the API's labels) is described by kubectl scs import, refused until it is
-	// handed over, then adopted unchanged; a Shoot of another cluster is not imported.
-	importShoot(ctx, t, cli, clusters[0])
+	// Import: a Shoot and a Cluster made outside this API (a recovered one's spec under
+	// another name, without the API's labels) are described by kubectl scs import, refused
+	// until they are handed over, then adopted unchanged; another cluster's native object
+	// is not imported.
+	for _, c := range clusters {
+		if c.backend != backendsim.BackendMagnum {
+			importOutside(ctx, t, cli, c)
+		}
+	}
 }
 
-// importShoot is the import phase of TestRecovery on its Gardener cluster c.
-func importShoot(ctx context.Context, t *testing.T, cli *kubectlSCS, c *recoveryCluster) {
+// importOutside is the import phase of TestRecovery on a copy of cluster c's native object.
+func importOutside(ctx context.Context, t *testing.T, cli *kubectlSCS, c *recoveryCluster) {
 	t.Helper()
-	const name, claimName = "legacy-eu", "legacy"
+	name, claimName := "legacy-"+c.claim, "legacy-"+c.claim
+	ri, _ := nativeResource(c)
 	outside := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": c.before.GetAPIVersion(), "kind": c.before.GetKind(),
-		"metadata": map[string]any{"name": name, "namespace": gardenNamespace,
+		"metadata": map[string]any{"name": name, "namespace": c.before.GetNamespace(),
 			"annotations": c.before.GetAnnotations()},
 		"spec": c.before.Object["spec"],
 	}}
-	created, err := shoots().Create(ctx, outside, metav1.CreateOptions{})
+	created, err := ri.Create(ctx, outside, metav1.CreateOptions{})
 	if err != nil {
-		t.Fatalf("creating a Shoot outside the API: %v", err)
+		t.Fatalf("creating a %s outside the API: %v", c.before.GetKind(), err)
 	}
 	t.Cleanup(func() {
-		_ = shoots().Delete(context.Background(), name, metav1.DeleteOptions{})
+		_ = ri.Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
 	dir := t.TempDir()
 	file := func(base string, u *unstructured.Unstructured) string {
@@ -224,9 +230,9 @@ func importShoot(ctx context.Context, t *testing.T, cli *kubectlSCS, c *recovery
 	}
 	envFile := file("environment.yaml", mustGet(ctx, t, cp.Dynamic.Resource(envGVR), c.environment))
 	start := time.Now()
-	imported := cli.offline(ctx, "import", "-f", file("shoot.yaml", created), "--environment", envFile, "--in", c.environment,
+	imported := cli.offline(ctx, "import", "-f", file("native.yaml", created), "--environment", envFile, "--in", c.environment,
 		"--name", claimName, "-n", recoveryNamespace)
-	imported.want(t, 0, "kubectl label shoot "+name+" -n "+gardenNamespace+" ")
+	imported.want(t, 0, "kubectl label "+strings.ToLower(c.before.GetKind())+" "+name+" -n "+c.before.GetNamespace()+" ")
 	claim := &unstructured.Unstructured{}
 	if err := yaml.Unmarshal([]byte(imported.stdout), &claim.Object); err != nil {
 		t.Fatalf("kubectl scs import printed no SCSCluster: %v", err)
@@ -244,7 +250,7 @@ func importShoot(ctx context.Context, t *testing.T, cli *kubectlSCS, c *recovery
 		}
 		return errors.New("not refused yet")
 	})
-	assertUntouched(t, created, mustGet(ctx, t, shoots(), name))
+	assertUntouched(t, created, mustGet(ctx, t, ri, name))
 
 	// The handover the import printed, then the adoption.
 	labels := handoverLabels(t, imported.stderr)
@@ -252,15 +258,15 @@ func importShoot(ctx context.Context, t *testing.T, cli *kubectlSCS, c *recovery
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := shoots().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	if _, err := ri.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitClaimIn(ctx, t, faultDeadline, recoveryNamespace, claimName, "adopted and Ready", hasCondition("Ready", "True", ""))
-	measure(t, "imported SCSCluster applied -> refused until handed over; handed over -> Ready", start)
-	assertUntouched(t, created, mustGet(ctx, t, shoots(), name))
+	waitClaimIn(ctx, t, faultDeadline, recoveryNamespace, claimName, "adopted", recovered(c))
+	measure(t, "imported SCSCluster applied -> refused until handed over; handed over -> adopted ("+c.backend+")", start)
+	assertUntouched(t, created, mustGet(ctx, t, ri, name))
 
-	// The recovered cluster's Shoot carries its own cluster's identity: not imported.
-	cli.offline(ctx, "import", "-f", file("other.yaml", mustGet(ctx, t, shoots(), c.native)), "--environment", envFile, "--in", c.environment,
+	// The recovered cluster's native object carries its own cluster's identity: not imported.
+	cli.offline(ctx, "import", "-f", file("other.yaml", mustGet(ctx, t, ri, c.native)), "--environment", envFile, "--in", c.environment,
 		"--name", "other", "-n", recoveryNamespace).want(t, cliExitRefused, "TakeoverRefused", "belongs to another cluster")
 }
 
