@@ -381,6 +381,12 @@ func addonStatus(a addons, observed map[string]ObservedResource) ([]kaasv1alpha1
 		if k != nil {
 			s.Revision, _, _ = unstructured.NestedString(k.Object, "status", "lastAppliedRevision")
 		}
+		if s.Ready && s.Revision == "" {
+			// Applied means a revision applied: a Ready Kustomization that reports none yet
+			// is not, or AddonsReady would be True while status.addons says nothing applied.
+			s.Ready = false
+			ready.Status, ready.Reason, ready.Message = string(ConditionUnknown), kaasv1alpha1.ReasonAddonsPending, "Flux reports it Ready but no applied revision yet"
+		}
 		if !s.Ready {
 			s.Message = ready.String()
 			failing = append(failing, name+": "+s.Message)

@@ -57,6 +57,12 @@ func kustomization(name, policy, ready, reason string) ObservedResource {
 	}}}
 }
 
+// withoutRevision is a Kustomization that reports no applied revision.
+func withoutRevision(o ObservedResource) ObservedResource {
+	unstructured.RemoveNestedField(o.Object.Object, "status", "lastAppliedRevision")
+	return o
+}
+
 func TestAddons(t *testing.T) {
 	labels := map[string]any{LabelCluster: "demo-dfqog7", LabelIdentity: Identity{Namespace: "team-a", Name: "demo"}.Hash()}
 	baseSource := &unstructured.Unstructured{Object: map[string]any{
@@ -160,6 +166,19 @@ func TestAddons(t *testing.T) {
 				"addon-kustomization-monitoring": {Object: map[string]any{"apiVersion": FluxKustomizeAPIVersion, "kind": "Kustomization",
 					"metadata": map[string]any{"name": "demo-dfqog7-monitoring", "namespace": "team-a", "labels": labels},
 					"spec":     withDeletionPolicy(monitoringKustomization, "Delete")}}}},
+		// Applied means a revision applied: Ready without one is not yet (a race the
+		// playground's conformance run met: AddonsReady True, status.addons without revision).
+		"ReadyWithoutARevisionIsNotApplied": {ready: true, catalog: addonCatalog(), secret: "demo-kubeconfig",
+			observed: map[string]ObservedResource{
+				"addon-kustomization-base":       kustomization("base", "Orphan", "True", "ReconciliationSucceeded"),
+				"addon-kustomization-monitoring": withoutRevision(kustomization("monitoring", "Orphan", "True", "ReconciliationSucceeded")),
+			},
+			want: map[string]*unstructured.Unstructured{"addon-source-base": nil, "addon-kustomization-base": nil,
+				"addon-source-monitoring": nil, "addon-kustomization-monitoring": nil},
+			wantStatus: []kaasv1alpha1.AddonStatus{{Name: "base", Revision: "v1@sha256:1", Ready: true},
+				{Name: "monitoring", Message: "Unknown (Pending): Flux reports it Ready but no applied revision yet"}},
+			wantCond: &Condition{Type: kaasv1alpha1.ConditionAddonsReady, Status: ConditionFalse, Reason: kaasv1alpha1.ReasonAddonsPending,
+				Message: "add-ons not ready: monitoring: Unknown (Pending): Flux reports it Ready but no applied revision yet"}},
 		"ADisabledOneGoesOnceFluxPrunes": {ready: true, catalog: addonCatalog(), secret: "demo-kubeconfig",
 			addons: &kaasv1alpha1.AddonsSpec{Disable: []string{"monitoring"}},
 			observed: map[string]ObservedResource{
