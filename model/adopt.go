@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -155,7 +156,7 @@ func (lu lookup) state(observed map[string]ObservedResource, required map[string
 		if remote != nil || err != nil {
 			return remote, true, err
 		}
-	} else if conditionStatus(o, "Synced") == "True" {
+	} else if ConditionOf(o, ManagedConditionSynced).Status == string(ConditionTrue) {
 		return o, true, nil
 	}
 	return nil, reportsNotThere(o), nil
@@ -164,27 +165,8 @@ func (lu lookup) state(observed map[string]ObservedResource, required map[string
 // reportsNotThere says whether an observe-only resource reports that what it observes does
 // not exist.
 func reportsNotThere(u *unstructured.Unstructured) bool {
-	conditions, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, c := range conditions {
-		m, _ := c.(map[string]any)
-		if m["type"] == "Synced" && m["status"] == "False" {
-			msg, _ := m["message"].(string)
-			return strings.Contains(msg, notExistMessage)
-		}
-	}
-	return false
-}
-
-// conditionStatus is the status of a composed resource's condition; "" without it.
-func conditionStatus(u *unstructured.Unstructured, conditionType string) string {
-	conditions, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, c := range conditions {
-		if m, _ := c.(map[string]any); m["type"] == conditionType {
-			s, _ := m["status"].(string)
-			return s
-		}
-	}
-	return ""
+	c := ConditionOf(u, ManagedConditionSynced)
+	return c.Status == string(ConditionFalse) && strings.Contains(c.Message, notExistMessage)
 }
 
 func objectName(u *unstructured.Unstructured) string {
@@ -213,22 +195,8 @@ func checkAdoptable(found []*unstructured.Unstructured, id Identity) error {
 			return errorf(kaasv1alpha1.ReasonTakeoverRefused, "%s exists but was not made for this cluster (it has no label %s%s): to adopt it, whoever may write it labels it %s=%s (kubectl scs import prints the command); until then nothing is changed",
 				what, LabelIdentity, managedBy(u), LabelIdentity, id.Hash())
 		}
-		if ref := controllerOf(u); ref != nil && ref.GroupVersionKind().Group != kaasv1alpha1.Group {
-			return errorf(kaasv1alpha1.ReasonTakeoverRefused, "%s exists and is controlled by %s %s: this cluster must not take it over; nothing was changed", what, ref.GetKind(), ref.GetName())
-		}
-	}
-	return nil
-}
-
-// controllerOf is the owner reference that controls u, if any.
-func controllerOf(u *unstructured.Unstructured) *unstructured.Unstructured {
-	for _, ref := range u.GetOwnerReferences() {
-		if ref.Controller != nil && *ref.Controller {
-			owner := &unstructured.Unstructured{}
-			owner.SetAPIVersion(ref.APIVersion)
-			owner.SetKind(ref.Kind)
-			owner.SetName(ref.Name)
-			return owner
+		if ref := metav1.GetControllerOfNoCopy(u); ref != nil && !strings.HasPrefix(ref.APIVersion, kaasv1alpha1.Group+"/") {
+			return errorf(kaasv1alpha1.ReasonTakeoverRefused, "%s exists and is controlled by %s %s: this cluster must not take it over; nothing was changed", what, ref.Kind, ref.Name)
 		}
 	}
 	return nil

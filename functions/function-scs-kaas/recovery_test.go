@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"strings"
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	gocmp "github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
@@ -53,7 +56,7 @@ func TestLostControlPlaneChangesNothing(t *testing.T) {
 					// rename, only the backup knows which name means what.
 					continue
 				}
-				t.Run(c.name+"/"+string(lost)+"/"+cmpOr(e.path, "unedited"), func(t *testing.T) {
+				t.Run(c.name+"/"+string(lost)+"/"+cmp.Or(e.path, "unedited"), func(t *testing.T) {
 					req := proto.Clone(c.req).(*fnv1.RunFunctionRequest)
 					if e.path != "" {
 						editEnvironmentLeaf(t, req, c.environment, e)
@@ -78,13 +81,6 @@ func TestLostControlPlaneChangesNothing(t *testing.T) {
 			}
 		}
 	}
-}
-
-func cmpOr(s, or string) string {
-	if s == "" {
-		return or
-	}
-	return s
 }
 
 // backendNatives are the desired resources of the backend, as JSON, by resource name.
@@ -229,4 +225,35 @@ func runningAsApplied(t *testing.T, req *fnv1.RunFunctionRequest, ready *fnv1.Ru
 		observed.Resource = mustStruct(t, applied)
 	}
 	return out
+}
+
+// TestLookoutRefusalIsFatal: a Shoot found where the cluster's would be but labelled for
+// another cluster is refused with a Fatal result, the desired state exactly as it came in:
+// Crossplane then keeps what the lookout composed and changes nothing.
+func TestLookoutRefusalIsFatal(t *testing.T) {
+	ready := readyClusters(t)[0] // gardener/legacy
+	req := withPreviousStep(proto.Clone(ready.req).(*fnv1.RunFunctionRequest))
+	req.Observed.Resources = nil
+	req.Observed.Composite.Resource.Fields["status"] = structpb.NewStructValue(&structpb.Struct{})
+	looking := run(t, req)
+	if r := fatalResult(looking); r != nil {
+		t.Fatalf("looking is refused: %s", r.GetMessage())
+	}
+	desired := looking.GetDesired().GetResources()["gardener-shoot"]
+	if !observesOnly(desired) {
+		t.Fatalf("the first call composes the Shoot's Object to write: %v", desired)
+	}
+	found := lastApplied(t, desired, "gardener-shoot")
+	shoot := deepCopy(ready.req.GetObserved().GetResources()["gardener-shoot"].GetResource().AsMap()["status"].(map[string]any)["atProvider"].(map[string]any)["manifest"].(map[string]any))
+	shoot["metadata"].(map[string]any)["labels"] = map[string]any{model.LabelIdentity: "0123"}
+	found["status"] = map[string]any{"atProvider": map[string]any{"manifest": shoot}}
+	req.Observed.Resources = map[string]*fnv1.Resource{"gardener-shoot": {Resource: mustStruct(t, found)}}
+	rsp := run(t, req)
+	r := fatalResult(rsp)
+	if r == nil || r.GetReason() != kaasv1alpha1.ReasonReplacementRefused || !strings.Contains(r.GetMessage(), "belongs to another cluster (label kaas.scs.community/identity=0123") {
+		t.Fatalf("a Shoot of another cluster: want a Fatal ReplacementRefused naming its label, got %v", r)
+	}
+	if diff := gocmp.Diff(req.GetDesired(), rsp.GetDesired(), protocmp.Transform()); diff != "" {
+		t.Errorf("the refusal changed the desired state (-request, +response):\n%s", diff)
+	}
 }

@@ -162,13 +162,7 @@ func mustGet(ctx context.Context, t *testing.T, ri interface {
 // waitKubeconfigSecret waits until the claim's kubeconfig Secret holds a kubeconfig.
 func waitKubeconfigSecret(ctx context.Context, t *testing.T, name string) {
 	t.Helper()
-	waitFor(ctx, t, deadline, "kubeconfig Secret "+claimNamespace+"/"+name, func(ctx context.Context) (bool, error) {
-		s, err := cp.Client.CoreV1().Secrets(claimNamespace).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		return len(s.Data["kubeconfig"]) > 0, fmt.Errorf("keys %v", keysOf(s.Data))
-	})
+	waitKubeconfigSecretIn(ctx, t, claimNamespace, name)
 }
 
 // annotate sets (value non-empty) or removes an annotation with a merge patch, as

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,7 +165,7 @@ func TestRecovery(t *testing.T) {
 	measure(t, "manifests applied again -> every cluster managed again, the same natives", start)
 	for _, c := range clusters {
 		assertUntouched(t, c.before, runningNative(ctx, t, c))
-		claim := getClaimInOrFail(ctx, t, recoveryNamespace, c.claim)
+		claim := mustGet(ctx, t, claimsIn(recoveryNamespace), c.claim)
 		if got, want := str(claim, "status", "backend", "name"), c.native; got != want {
 			t.Errorf("%s recovered as %q in its backend, want %q", c.claim, got, want)
 		}
@@ -305,7 +306,7 @@ func recoveryEnvironment(ctx context.Context, t *testing.T, c *recoveryCluster, 
 		t.Fatal(err)
 	}
 	if edit != nil {
-		if err := unstructured.SetNestedField(cfg.Object, edit[1], append([]string{"data"}, splitPath(edit[0].(string))...)...); err != nil {
+		if err := unstructured.SetNestedField(cfg.Object, edit[1], append([]string{"data"}, strings.Split(edit[0].(string), ".")...)...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -315,18 +316,6 @@ func recoveryEnvironment(ctx context.Context, t *testing.T, c *recoveryCluster, 
 	t.Cleanup(func() {
 		_ = cp.Dynamic.Resource(envGVR).Delete(context.Background(), c.environment, metav1.DeleteOptions{})
 	})
-}
-
-func splitPath(p string) []string {
-	var out []string
-	start := 0
-	for i := range len(p) {
-		if p[i] == '.' {
-			out = append(out, p[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, p[start:])
 }
 
 // nativeResource is where the cluster's own native object lives.
@@ -408,12 +397,6 @@ func recovered(c *recoveryCluster) func(*unstructured.Unstructured) error {
 	}
 }
 
-// getClaimInOrFail reads a claim of a namespace.
-func getClaimInOrFail(ctx context.Context, t *testing.T, namespace, name string) *unstructured.Unstructured {
-	t.Helper()
-	return mustGet(ctx, t, claimsIn(namespace), name)
-}
-
 // waitKubeconfigSecretIn waits until the Secret in namespace holds a kubeconfig.
 func waitKubeconfigSecretIn(ctx context.Context, t *testing.T, namespace, name string) {
 	t.Helper()
@@ -422,7 +405,7 @@ func waitKubeconfigSecretIn(ctx context.Context, t *testing.T, namespace, name s
 		if err != nil {
 			return false, err
 		}
-		return len(s.Data["kubeconfig"]) > 0, nil
+		return len(s.Data["kubeconfig"]) > 0, fmt.Errorf("keys %v", keysOf(s.Data))
 	})
 }
 
