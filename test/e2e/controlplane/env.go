@@ -187,7 +187,6 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if opts.Packages != nil && opts.Detach && len(opts.Packages.RuntimeCommand) == 0 {
 		return nil, errors.New("Options.Packages with Detach needs Packages.RuntimeCommand: the package runtime cannot run in this process")
 	}
-	packages := opts.Packages != nil
 
 	if err := StopRun(e.RunDir); err != nil {
 		return nil, fmt.Errorf("stopping the previous run in %s: %w", e.RunDir, err)
@@ -232,86 +231,103 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			<-gardenDone // let it finish before Stop tears its processes down
 		}
 	}()
-	steps := []struct {
-		what string
-		do   func(context.Context) error
-	}{
-		// The garden cluster boots in parallel with the Crossplane side:
-		// they share nothing until the provider config needs its kubeconfig.
-		{"Crossplane cluster (etcd, kube-apiserver)", func(ctx context.Context) (err error) {
-			gardenDone = make(chan struct{})
-			go func() {
-				defer close(gardenDone)
-				if e.Garden, gardenErr = e.startGarden(ctx); gardenErr == nil {
-					gardenErr = e.setupGarden(ctx)
-				}
-			}()
-			e.Crossplane, err = e.startCluster(ctx, "crossplane", clusterOptions{})
-			return err
-		}},
-		{"Crossplane core init (CRDs, secrets, Lock)", e.initCrossplane},
-		{"provider-kubernetes CRDs", skipIf(packages, e.installProviderCRDs)},
-		{"provider-kubernetes", skipIf(packages, e.startProvider)},
-		{"garden cluster (etcd, kube-apiserver, gardener-apiserver, landscape, projects)", func(context.Context) error {
-			<-gardenDone
-			return gardenErr
-		}},
-		{"provider configs for the garden", skipIf(packages, e.configureProvider)},
-		{"Cluster API", func(ctx context.Context) error {
-			if !opts.ClusterAPI {
-				return nil
+	// The garden cluster boots in parallel with the Crossplane side: they share nothing
+	// until the provider config needs its kubeconfig.
+	startGarden := func(ctx context.Context) {
+		gardenDone = make(chan struct{})
+		go func() {
+			defer close(gardenDone)
+			if e.Garden, gardenErr = e.startGarden(ctx); gardenErr == nil {
+				gardenErr = e.setupGarden(ctx)
 			}
-			return e.StartClusterAPI(ctx, e.Crossplane)
-		}},
-		{"remote Cluster API management cluster", func(ctx context.Context) error {
-			if opts.ManagementCluster == "" {
-				return nil
-			}
-			return e.startManagementCluster(ctx, opts.ManagementCluster)
-		}},
-		{"function registration", skipIf(packages, e.registerFunction)},
-		{"function process", func(ctx context.Context) error {
-			if opts.FunctionBinary == "" {
-				e.logf("no function binary given: registered %s, not started", opts.FunctionName)
-				return nil
-			}
-			return e.StartFunction(ctx)
-		}},
-		{"signing key, transparency log and TUF root", onlyIf(packages && opts.Packages.Verify, e.startSigning)},
-		{"registry and the packages pushed to it", onlyIf(packages, e.pushPackages)},
-		{"Crossplane core", e.startCrossplane},
-		{"package runtime", onlyIf(packages, e.startPackageRuntime)},
-		{"Configuration installed by the package manager", onlyIf(packages, e.installConfiguration)},
-		{"provider-kubernetes (CRDs from its package)", onlyIf(packages, e.startProvider)},
-		{"provider configs for the garden (after the package's CRDs)", onlyIf(packages, e.configureProvider)},
-		{"provider configs for the remote management cluster", func(ctx context.Context) error {
-			if opts.ManagementCluster == "" {
-				return nil
-			}
-			return e.providerConfigsFor(ctx, e.Management, opts.ManagementCluster, opts.ManagementCluster+"-kubeconfig")
-		}},
-		{"manifests", e.applyManifests},
-		// Last: its garbage collector only discovers CRDs that exist when it
-		// starts (or after a 30 s resync).
-		{"kube-controller-manager", func(ctx context.Context) error {
-			return e.startControllerManager(ctx, e.Crossplane)
-		}},
+		}()
 	}
-	for _, s := range steps {
-		if s.do == nil {
-			continue // not a step of this control plane (Options.Packages)
-		}
-		t := time.Now()
-		if err := s.do(ctx); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.what, err)
-		}
-		e.logf("ready: %s (%.1fs)", s.what, time.Since(t).Seconds())
+	waitGarden := func(context.Context) error {
+		<-gardenDone
+		return gardenErr
+	}
+	steps := append([]startStep{{what: "Crossplane cluster (etcd, kube-apiserver)", do: func(ctx context.Context) (err error) {
+		startGarden(ctx)
+		e.Crossplane, err = e.startCluster(ctx, "crossplane", clusterOptions{})
+		return err
+	}}}, e.crossplaneSteps(waitGarden)...)
+	if err := e.runSteps(ctx, steps, false); err != nil {
+		return nil, err
 	}
 	if err := e.writeState(); err != nil {
 		return nil, err
 	}
 	e.logf("control plane ready in %.1fs (run dir %s)", time.Since(start).Seconds(), e.RunDir)
 	return e, nil
+}
+
+// startStep is one step of Start.
+type startStep struct {
+	what string
+	do   func(context.Context) error
+	// outside marks what lives outside the Crossplane cluster (the garden, the remote
+	// management cluster, the registry and the signing key): RebuildCrossplane keeps it.
+	outside bool
+}
+
+// crossplaneSteps are Start's steps after the Crossplane cluster runs, in order; waitGarden
+// returns once the garden runs (Start boots it in parallel).
+func (e *Env) crossplaneSteps(waitGarden func(context.Context) error) []startStep {
+	opts := e.opts
+	packages := opts.Packages != nil
+	return []startStep{
+		{what: "Crossplane core init (CRDs, secrets, Lock)", do: e.initCrossplane},
+		{what: "provider-kubernetes CRDs", do: skipIf(packages, e.installProviderCRDs)},
+		{what: "provider-kubernetes", do: skipIf(packages, e.startProvider)},
+		{what: "garden cluster (etcd, kube-apiserver, gardener-apiserver, landscape, projects)", do: waitGarden, outside: true},
+		{what: "provider configs for the garden", do: skipIf(packages, e.configureProvider)},
+		{what: "Cluster API", do: onlyIf(opts.ClusterAPI, func(ctx context.Context) error {
+			return e.StartClusterAPI(ctx, e.Crossplane)
+		})},
+		{what: "remote Cluster API management cluster", do: onlyIf(opts.ManagementCluster != "", func(ctx context.Context) error {
+			return e.startManagementCluster(ctx, opts.ManagementCluster)
+		}), outside: true},
+		{what: "function registration", do: skipIf(packages, e.registerFunction)},
+		{what: "function process", do: func(ctx context.Context) error {
+			if opts.FunctionBinary == "" {
+				e.logf("no function binary given: registered %s, not started", opts.FunctionName)
+				return nil
+			}
+			return e.StartFunction(ctx)
+		}},
+		{what: "signing key, transparency log and TUF root", do: onlyIf(packages && opts.Packages.Verify, e.startSigning), outside: true},
+		{what: "registry and the packages pushed to it", do: onlyIf(packages, e.pushPackages), outside: true},
+		{what: "Crossplane core", do: e.startCrossplane},
+		{what: "package runtime", do: onlyIf(packages, e.startPackageRuntime)},
+		{what: "Configuration installed by the package manager", do: onlyIf(packages, e.installConfiguration)},
+		{what: "provider-kubernetes (CRDs from its package)", do: onlyIf(packages, e.startProvider)},
+		{what: "provider configs for the garden (after the package's CRDs)", do: onlyIf(packages, e.configureProvider)},
+		{what: "provider configs for the remote management cluster", do: onlyIf(opts.ManagementCluster != "", func(ctx context.Context) error {
+			return e.providerConfigsFor(ctx, e.Management, opts.ManagementCluster, opts.ManagementCluster+"-kubeconfig")
+		})},
+		{what: "manifests", do: e.applyManifests},
+		// Last: its garbage collector only discovers CRDs that exist when it
+		// starts (or after a 30 s resync).
+		{what: "kube-controller-manager", do: func(ctx context.Context) error {
+			return e.startControllerManager(ctx, e.Crossplane)
+		}},
+	}
+}
+
+// runSteps runs steps in order, logging each one's time; crossplaneOnly leaves out what
+// lives outside the Crossplane cluster.
+func (e *Env) runSteps(ctx context.Context, steps []startStep, crossplaneOnly bool) error {
+	for _, s := range steps {
+		if s.do == nil || (crossplaneOnly && s.outside) {
+			continue // not a step of this control plane (Options.Packages), or kept
+		}
+		t := time.Now()
+		if err := s.do(ctx); err != nil {
+			return fmt.Errorf("%s: %w", s.what, err)
+		}
+		e.logf("ready: %s (%.1fs)", s.what, time.Since(t).Seconds())
+	}
+	return nil
 }
 
 // Stop stops every process this Env started, newest first (SIGTERM to its
