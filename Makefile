@@ -241,14 +241,17 @@ simulate: playground-bin ## Play CLAIM's backend in the playground: the status G
 # The tests build the function (and provider-gardener-kubeconfig) into their own run
 # directory under _output/e2e, kept when a test fails. -p=1: one control plane at a time.
 # One control plane serves one flavour of the API (both own SCSCluster), so the package runs
-# three times: the legacy claims (and the control plane's smoke test), the namespaced v2
+# once per flavour: the legacy claims (and the control plane's smoke test), the namespaced v2
 # composites (and the clients again, on that flavour), and the migration from the first to
-# the second (docs/migration.md).
+# the second (docs/migration.md). TestRecovery destroys and rebuilds its control plane, so
+# it has a pass of its own on each of the first two (docs/recovery.md).
 E2E_GO_TEST = SCS_KAAS_E2E=1 go test -count=1 -p=1 -timeout=$(E2E_TIMEOUT) -v
 E2E_TOOLS ?= tools-controlplane tools-opentofu tools-flux
 e2e: $(E2E_TOOLS) tools-cosign python-deps package ## End-to-end tests on live local control planes: legacy, namespaced (v2) and migration.
-	cd test/e2e && $(E2E_GO_TEST) -skip '^Test(Namespaced|Migration)' . ./controlplane/ ./oidcissuer/
-	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^Test(Namespaced|CLI|Terraform|Addons|Recovery)' .
+	cd test/e2e && $(E2E_GO_TEST) -skip '^Test(Namespaced|Migration|Recovery)' . ./controlplane/ ./oidcissuer/
+	cd test/e2e && $(E2E_GO_TEST) -run '^TestRecovery$$' .
+	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^Test(Namespaced|CLI|Terraform|Addons)' .
+	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=namespaced $(E2E_GO_TEST) -run '^TestRecovery$$' .
 	cd test/e2e && SCS_KAAS_E2E_FLAVOUR=migration $(E2E_GO_TEST) -run '^TestMigration' .
 
 # The playground's own test: make demo, make simulate per example cluster, make conformance

@@ -130,32 +130,10 @@ func run(m *testing.M) int {
 	cp, garden, mgmt = env.Crossplane, env.Garden, env.Management
 
 	code := func() int {
-		// Gardener clusters get their kubeconfig from the project's own provider.
-		if err := kubeconfigprovider.Start(ctx, env, kubeconfigprovider.Options{RepoRoot: repoRoot, Logf: logf}); err != nil {
-			return fail("starting provider-gardener-kubeconfig: %v", err)
+		if err := prepareCrossplane(ctx, true); err != nil {
+			return fail("%v", err)
 		}
 		logf("MEASURE control plane start to ready: %.1fs", time.Since(start).Seconds())
-		// The teams' namespaces (team1 and team2 are admitted by name to the example
-		// environments, the lab by label to the remote Cluster Stacks one, the outsider to
-		// none), and the Cluster Stacks environment's namespace for Clusters.
-		for name, labels := range map[string]map[string]string{
-			claimNamespace: nil, otherTeamNamespace: nil, outsiderNamespace: nil, clusterStackNamespace: nil,
-			labNamespace: {"kaas.scs.community/clusterstack-remote": "true"},
-		} {
-			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-			if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-				return fail("creating namespace %s: %v", name, err)
-			}
-		}
-		if err := installClusterStacks(ctx); err != nil {
-			if os.Getenv("CI") == "true" || !errors.Is(err, controlplane.ErrNoClusterStack) {
-				return fail("installing the scs2 Cluster Stack: %v", err)
-			}
-			// A user's clone without ../shared and without a network: the Cluster Stacks
-			// tests skip and say why; everything else runs.
-			clusterStackErr = err
-			logf("NOTE: %v; the Cluster Stacks tests skip in this run", err)
-		}
 		return m.Run()
 	}()
 
@@ -174,11 +152,48 @@ func run(m *testing.M) int {
 	return code
 }
 
+// prepareCrossplane makes the Crossplane cluster what every test expects beside what Start
+// installs: provider-gardener-kubeconfig, the teams' namespaces and the scs2 Cluster Stack.
+// It runs after Start and again after RebuildCrossplane (first false: the remote management
+// cluster keeps its Cluster Stack).
+func prepareCrossplane(ctx context.Context, first bool) error {
+	// Gardener clusters get their kubeconfig from the project's own provider.
+	if err := kubeconfigprovider.Start(ctx, env, kubeconfigprovider.Options{RepoRoot: repoRoot, Logf: logf}); err != nil {
+		return fmt.Errorf("starting provider-gardener-kubeconfig: %w", err)
+	}
+	// The teams' namespaces (team1 and team2 are admitted by name to the example
+	// environments, the lab by label to the remote Cluster Stacks one, the outsider to
+	// none), and the Cluster Stacks environment's namespace for Clusters.
+	for name, labels := range map[string]map[string]string{
+		claimNamespace: nil, otherTeamNamespace: nil, outsiderNamespace: nil, clusterStackNamespace: nil,
+		labNamespace: {"kaas.scs.community/clusterstack-remote": "true"},
+	} {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+		if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating namespace %s: %w", name, err)
+		}
+	}
+	clusters := []*controlplane.Cluster{cp}
+	if first {
+		clusters = append(clusters, mgmt)
+	}
+	if err := installClusterStacks(ctx, clusters...); err != nil {
+		if os.Getenv("CI") == "true" || !errors.Is(err, controlplane.ErrNoClusterStack) {
+			return fmt.Errorf("installing the scs2 Cluster Stack: %w", err)
+		}
+		// A user's clone without ../shared and without a network: the Cluster Stacks
+		// tests skip and say why; everything else runs.
+		clusterStackErr = err
+		logf("NOTE: %v; the Cluster Stacks tests skip in this run", err)
+	}
+	return nil
+}
+
 // installClusterStacks installs what the Cluster Stack operator would keep in each Cluster
 // API management cluster for the examples' environments: the ClusterStackReleases of
 // examples/render/clusterstack/required/releases.yaml with the status the operator writes,
 // and the ClusterClass and templates of each release, rendered from the SCS scs2 chart.
-func installClusterStacks(ctx context.Context) error {
+func installClusterStacks(ctx context.Context, clusters ...*controlplane.Cluster) error {
 	releases, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "render", "clusterstack", "required", "releases.yaml"))
 	if err != nil {
 		return err
@@ -191,7 +206,7 @@ func installClusterStacks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range []*controlplane.Cluster{cp, mgmt} {
+	for _, c := range clusters {
 		if c == nil {
 			continue
 		}

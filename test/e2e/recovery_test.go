@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/backendsim"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/kubeconfigprovider"
 )
 
 // recoveryNamespace is the team of the recovery test's clusters; recoveryLabel selects them
@@ -44,23 +46,30 @@ type recoveryCluster struct {
 	before *unstructured.Unstructured
 }
 
-// TestRecovery (issue 46): Ready clusters lose what the control plane held of them, their
-// composites and everything composed (a control plane rebuilt from Git; the claims are
-// deleted with kaas.scs.community/deletion-policy: Orphan, which leaves every native object
-// where it runs), their environments are edited meanwhile, and the same manifests are
-// applied again. The function looks for the natives before it manages them: the Shoot in
-// the real gardener-apiserver, the Cluster in the remote management cluster where the real
-// Cluster API managers run (legacy flavour), found by name and read back from what runs;
-// the Magnum cluster, which provider-openstack finds only by its UUID, from the backup
-// kubectl scs backup wrote. Every cluster is managed again with the same native objects
-// (UIDs and specs unchanged), none created twice (the Magnum stand-in counts creates), and
-// the environment's edit reaches none of them.
+// TestRecovery (issue 46): Ready clusters lose their control plane: the Crossplane cluster
+// is destroyed with its etcd (RebuildCrossplane) while the garden, the remote management
+// cluster and the stand-ins keep running, and a new one gets the packages and environments
+// (edited meanwhile), the backup where docs/recovery.md says one is needed, and the team's
+// manifests from the same directory, as a GitOps tool applies them. The function looks for
+// the natives before it manages them: the Shoot in the real gardener-apiserver, the Cluster
+// in the remote management cluster where the real Cluster API managers run (legacy flavour),
+// found by name and read back from what runs; the Magnum cluster, which provider-openstack
+// finds only by its UUID, from the backup kubectl scs backup wrote. Every cluster is managed
+// again with the same native objects (UIDs and specs unchanged), none created twice (the
+// Magnum stand-in counts creates), its kubeconfig delivered again, and the environment's
+// edit reaches none of them.
+//
+// It destroys the control plane every other test shares, so it runs in a pass of its own
+// (make e2e runs it so) and skips, saying so, beside other tests.
 func TestRecovery(t *testing.T) {
 	if env == nil {
 		t.Skip("set SCS_KAAS_E2E=1 to run the end-to-end tests (make e2e; needs the pinned tools)")
 	}
 	if flavour == flavourMigration {
 		t.Skip("the recovery runs on the legacy and namespaced flavours")
+	}
+	if run := flag.Lookup("test.run").Value.String(); run != "^TestRecovery$" {
+		t.Skipf("skipped: TestRecovery destroys the control plane the other tests share; run it alone with -run '^TestRecovery$' (make e2e does), not with -run %q", run)
 	}
 	ctx := testContext(t)
 	if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: recoveryNamespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -106,10 +115,27 @@ func TestRecovery(t *testing.T) {
 		_ = claimsIn(recoveryNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: recoveryLabel})
 	})
 
-	// Ready clusters, as the function made them.
+	// Ready clusters, as the function made them from the team's Git directory.
+	git := t.TempDir()
 	for _, c := range clusters {
-		apply(ctx, t, manifest(c))
+		raw, err := yaml.Marshal(manifest(c).Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(git, c.claim+".yaml"), raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
+	applyGit := func() {
+		objs, err := controlplane.ReadManifests(git)
+		if err != nil || len(objs) != len(clusters) {
+			t.Fatalf("reading the team's manifests: %d of %d, %v", len(objs), len(clusters), err)
+		}
+		for _, o := range objs {
+			apply(ctx, t, o)
+		}
+	}
+	applyGit()
 	for _, c := range clusters {
 		_, c.native = clusterOfIn(ctx, t, recoveryNamespace, c.claim)
 		c.before = waitRunning(ctx, t, c)
@@ -124,27 +150,28 @@ func TestRecovery(t *testing.T) {
 	backup := t.TempDir()
 	runIn(ctx, cli, recoveryNamespace, "backup", "-o", backup).want(t, 0)
 
-	// The loss: the composites go, and what they composed, leaving every native object.
+	// The loss: the Crossplane cluster is destroyed, its etcd wiped; the garden, the remote
+	// management cluster, the registry and the stand-ins stay. A new one gets the packages
+	// and the example environments (Start's steps again), then what the suite prepares.
 	start := time.Now()
-	for _, c := range clusters {
-		annotate(ctx, t, claimsIn(recoveryNamespace), c.claim, kaasv1alpha1.AnnotationDeletionPolicy, string(kaasv1alpha1.DeletionOrphan))
+	if err := env.RebuildCrossplane(ctx, kubeconfigprovider.ProviderProcess); err != nil {
+		t.Fatalf("rebuilding the Crossplane cluster: %v", err)
 	}
+	if err := prepareCrossplane(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: recoveryNamespace}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	measure(t, "Crossplane cluster destroyed -> a new one with the packages and environments installed", start)
 	for _, c := range clusters {
-		waitClaimIn(ctx, t, deadline, recoveryNamespace, c.claim, "status.backend.deletionPolicy Orphan",
-			fieldIs(string(kaasv1alpha1.DeletionOrphan), "status", "backend", "deletionPolicy"))
-		if err := claimsIn(recoveryNamespace).Delete(ctx, c.claim, metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
+		if _, err := claimsIn(recoveryNamespace).Get(ctx, c.claim, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("claim %s outlived its control plane: %v", c.claim, err)
 		}
-	}
-	for _, c := range clusters {
-		waitFor(ctx, t, faultDeadline, "claim "+c.claim+" gone", gone(claimsIn(recoveryNamespace), c.claim))
-	}
-	measure(t, "composites deleted with their composed resources, the natives left", start)
-	for _, c := range clusters {
 		assertUntouched(t, c.before, runningNative(ctx, t, c))
 	}
-	// Meanwhile the platform edits the environments: new clusters get the edits, the
-	// recovered ones keep what they run with.
+	// The environments as the platform keeps them in Git, edited since the backup: new
+	// clusters get the edits, the recovered ones keep what they run with.
 	for _, c := range clusters {
 		recoveryEnvironment(ctx, t, c, c.edit)
 	}
@@ -156,9 +183,7 @@ func TestRecovery(t *testing.T) {
 			runIn(ctx, cli, recoveryNamespace, "restore", "-f", filepath.Join(backup, recoveryNamespace, c.claim+".yaml")).want(t, 0)
 		}
 	}
-	for _, c := range clusters {
-		apply(ctx, t, manifest(c))
-	}
+	applyGit()
 	for _, c := range clusters {
 		waitClaimIn(ctx, t, faultDeadline, recoveryNamespace, c.claim, "managed again", recovered(c))
 	}
