@@ -68,9 +68,16 @@ func isManagedResource(u *unstructured.Unstructured) bool {
 // lookup is how one native of a rendering is looked for.
 type lookup struct {
 	resource string
-	// requirement names the required resource that finds a local native; empty for a
-	// composed observe-only resource.
+	// requirement names the required resource that reads the local object of that name:
+	// the native itself where it is local, else the Object or managed resource that would
+	// be composed under that name, which must not be someone else's (foreign).
 	requirement string
+	// composed says the lookout composes the resource observe-only: an Object, or a managed
+	// resource with an external name.
+	composed bool
+	// managed says the local object is a managed resource, which is the native itself: a
+	// Magnum ClusterV1 made outside this API is found by its name as well as by its UUID.
+	managed bool
 	// native is the rendered native object, as messages name it.
 	native *unstructured.Unstructured
 }
@@ -81,34 +88,45 @@ type lookout struct {
 	lookups      []lookup
 	requirements map[string]Selector
 	found        []*unstructured.Unstructured
-	pending      []string
+	// foreign are local objects of the names the lookout or the rendering would compose
+	// that this cluster did not compose: Crossplane's server-side apply would take them
+	// over, so they must be this cluster's (checkAdoptable) before anything is composed.
+	foreign []*unstructured.Unstructured
+	pending []string
 	// readBack is the memory read back from what was found, for a cluster without one.
 	readBack *memory
 }
 
 // lookFor plans the lookout of a backend's Lookout: Objects and managed resources that have
 // an external name observe-only, local natives by name. A managed resource without an
-// external name is left out: its provider could not find it, so it is not there to find.
-func lookFor(resources []Resource) *lookout {
+// external name is not composed: its provider could not find it.
+//
+// named says the team named the cluster (AnnotationNativeName): then every Object and
+// managed resource is also read by its own name first, so that what was made under a name
+// of the team's choosing is never taken over unseen (Crossplane's server-side apply would
+// take over an object nobody controls), and a managed resource found so is the native
+// itself: a Magnum ClusterV1 made outside this API is found by its name.
+func lookFor(resources []Resource, named bool) *lookout {
 	l := &lookout{requirements: map[string]Selector{}}
 	for _, res := range resources {
 		u := res.Object
+		lu := lookup{resource: res.Name, native: u}
 		switch {
 		case providerkubernetes.IsObject(u):
 			manifest, _, _ := unstructured.NestedMap(u.Object, "spec", "forProvider", "manifest")
-			l.composed = append(l.composed, Resource{Name: res.Name, Object: observeOnly(u)})
-			l.lookups = append(l.lookups, lookup{resource: res.Name, native: &unstructured.Unstructured{Object: manifest}})
+			lu.composed, lu.native = true, &unstructured.Unstructured{Object: manifest}
 		case isManagedResource(u):
-			if u.GetAnnotations()[ExternalNameAnnotation] == "" {
-				continue
-			}
-			l.composed = append(l.composed, Resource{Name: res.Name, Object: observeOnly(u)})
-			l.lookups = append(l.lookups, lookup{resource: res.Name, native: u})
-		default:
-			name := LookupRequirementPrefix + res.Name
-			l.requirements[name] = Selector{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), MatchName: u.GetName()}
-			l.lookups = append(l.lookups, lookup{resource: res.Name, requirement: name, native: u})
+			lu.managed = true
+			lu.composed = u.GetAnnotations()[ExternalNameAnnotation] != ""
 		}
+		if (!lu.composed && !lu.managed) || named {
+			lu.requirement = LookupRequirementPrefix + res.Name
+			l.requirements[lu.requirement] = Selector{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), MatchName: u.GetName()}
+		}
+		if lu.composed {
+			l.composed = append(l.composed, Resource{Name: res.Name, Object: observeOnly(u)})
+		}
+		l.lookups = append(l.lookups, lu)
 	}
 	return l
 }
@@ -123,9 +141,18 @@ func observeOnly(u *unstructured.Unstructured) *unstructured.Unstructured {
 }
 
 // observe sorts each lookup into found (the native as it exists, unwrapped from its
-// Object), not there, or pending while its provider has not said.
+// Object), not there, or pending while its provider has not said, and collects the foreign
+// local objects of its names.
 func (l *lookout) observe(observed map[string]ObservedResource, required map[string][]*unstructured.Unstructured) error {
 	for _, lu := range l.lookups {
+		if f := lu.foreign(observed, required); f != nil {
+			l.foreign = append(l.foreign, f)
+			if lu.managed {
+				// The managed resource is the native: found as it is.
+				l.found = append(l.found, f)
+				continue
+			}
+		}
 		native, known, err := lu.state(observed, required)
 		switch {
 		case err != nil:
@@ -139,10 +166,20 @@ func (l *lookout) observe(observed map[string]ObservedResource, required map[str
 	return nil
 }
 
+// foreign is the local object of the lookup's name that this cluster has not composed: an
+// Object or managed resource made outside it, nil if there is none.
+func (lu lookup) foreign(observed map[string]ObservedResource, required map[string][]*unstructured.Unstructured) *unstructured.Unstructured {
+	found := required[lu.requirement]
+	if lu.requirement == "" || len(found) == 0 || (!lu.composed && !lu.managed) || observed[lu.resource].Object != nil {
+		return nil
+	}
+	return found[0]
+}
+
 // state is the native as it exists (nil: not there or not known), and whether it is known.
 func (lu lookup) state(observed map[string]ObservedResource, required map[string][]*unstructured.Unstructured) (*unstructured.Unstructured, bool, error) {
-	if lu.requirement != "" {
-		if found := required[lu.requirement]; len(found) > 0 {
+	if !lu.composed {
+		if found := required[lu.requirement]; len(found) > 0 && !lu.managed {
 			return found[0], true, nil
 		}
 		return nil, true, nil
@@ -282,6 +319,15 @@ func defaultedFrom(given, imported *kaasv1alpha1.ClusterSpec) *kaasv1alpha1.Defa
 	return rec
 }
 
+// lookupNatives are the natives the lookups look for.
+func lookupNatives(lookups []lookup) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, 0, len(lookups))
+	for _, lu := range lookups {
+		out = append(out, lu.native)
+	}
+	return out
+}
+
 func describeFound(found []*unstructured.Unstructured) string {
 	names := make([]string, 0, len(found))
 	for _, u := range found {
@@ -316,15 +362,22 @@ func lookBeforeManaging(in Input, req *Request, backend Backend, kept recalled, 
 		return nil, true, nil
 	}
 	lookout, _ := keepExternalNames(&Rendering{Resources: backend.Lookout(req)}, in.Observed, pinnedBackend(in.Cluster).ExternalNames)
-	l := lookFor(lookout.Resources)
+	named := in.Cluster.GetAnnotations()[kaasv1alpha1.AnnotationNativeName] == req.NativeName && !kept.created
+	l := lookFor(lookout.Resources, named)
 	if !require(reqs, l.requirements, in.Required) {
 		return nil, false, nil
 	}
 	if err := l.observe(in.Observed, in.Required); err != nil {
 		return nil, true, err
 	}
-	if err := checkAdoptable(l.found, req.Identity); err != nil {
+	if err := checkAdoptable(append(l.foreign, l.found...), req.Identity); err != nil {
 		return nil, true, err
+	}
+	if named && len(l.pending) == 0 && len(l.found) == 0 {
+		// The annotation adopts what runs; a name of the team's choosing must not create
+		// natives (and compose objects) beside what the platform keeps under that name.
+		return nil, true, errorf(kaasv1alpha1.ReasonImportRefused, "annotation %s names the cluster %q, but nothing of that name exists (looked for %s): the annotation adopts a cluster that runs; remove it to create a new cluster",
+			kaasv1alpha1.AnnotationNativeName, req.NativeName, describeFound(lookupNatives(l.lookups)))
 	}
 	if len(l.pending) == 0 && len(l.found) > 0 && !kept.created {
 		m, err := readBack(backend, req, &in.Cluster.Spec, kept.record, l.found)
@@ -400,7 +453,7 @@ func (r *Registry) lookingOut(out *Output, in Input, req *Request, env *Environm
 	observe(out, in, req, env, kept, rendering, obs, append(events, more...))
 	out.Status.Backend.ExternalNames = pinnedBackend(in.Cluster).ExternalNames
 	for _, lu := range l.lookups {
-		if _, reported := in.Observed[lu.resource]; !reported && lu.requirement == "" {
+		if _, reported := in.Observed[lu.resource]; !reported && lu.composed {
 			out.LookingFor = append(out.LookingFor, lu.resource)
 		}
 	}

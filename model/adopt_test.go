@@ -48,10 +48,15 @@ func (b adoptingBackend) Import(natives []*unstructured.Unstructured, _ *Environ
 		return nil, b.importErr
 	}
 	for _, u := range natives {
-		if u.GetKind() != "Cluster" {
+		region, _, _ := unstructured.NestedString(u.Object, "spec", "region")
+		switch u.GetKind() {
+		case "CloudCluster":
+			// A cloud's cluster made outside this API, as a Magnum ClusterV1 is.
+			region, _, _ = unstructured.NestedString(u.Object, "spec", "forProvider", "region")
+		case "Cluster":
+		default:
 			continue
 		}
-		region, _, _ := unstructured.NestedString(u.Object, "spec", "region")
 		zones, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "zones")
 		return &Imported{Name: u.GetName(), Settings: map[string]string{"data.region": region}, Spec: kaasv1alpha1.ClusterSpec{
 			Kubernetes: kaasv1alpha1.KubernetesSpec{Version: "1.34"},
@@ -332,5 +337,98 @@ func TestRestoredMemoryDecides(t *testing.T) {
 	}
 	if got := out.Rendering.Resources[1].Object.GetAnnotations()[ExternalNameAnnotation]; got != "5d2f8c1a" {
 		t.Errorf("managed: the cloud resource's external name is %q, want 5d2f8c1a", got)
+	}
+}
+
+// TestNamedByTheTeam: a cluster whose team named it (kaas.scs.community/native-name, what
+// kubectl scs import prints) reads every object of that name before it composes anything,
+// because Crossplane's server-side apply would take over an object nobody controls: a name
+// of the team's choosing must not reach what the platform keeps. What it finds must be
+// handed over; nothing found is refused, not created.
+func TestNamedByTheTeam(t *testing.T) {
+	const name = "legacy-demo"
+	named := func() *kaasv1alpha1.XSCSCluster {
+		xr := testCluster()
+		xr.SetAnnotations(map[string]string{kaasv1alpha1.AnnotationNativeName: name})
+		return xr
+	}
+	oursNamed := map[string]any{LabelCluster: name, LabelIdentity: Identity{Name: "demo"}.Hash()}
+	// notThere is the lookout's own observe-only Object, reporting that the Cluster it
+	// observes does not exist.
+	notThere := func() map[string]ObservedResource {
+		o := remoteCluster(nil)
+		o.SetName(name + "-cluster")
+		o.SetLabels(map[string]string{LabelCluster: name, LabelIdentity: Identity{Name: "demo"}.Hash()})
+		return map[string]ObservedResource{"fake-cluster": {Object: o}}
+	}
+	required := func(objects map[string]*unstructured.Unstructured) map[string][]*unstructured.Unstructured {
+		r := adoptionEnvironments()
+		for _, res := range []string{"fake-cluster", "fake-cloud"} {
+			r[LookupRequirementPrefix+res] = nil
+			if u := objects[res]; u != nil {
+				r[LookupRequirementPrefix+res] = []*unstructured.Unstructured{u}
+			}
+		}
+		return r
+	}
+	cloudCluster := func(labels map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "cloud.example.org/v1", "kind": "CloudCluster",
+			"metadata": map[string]any{"name": name, "labels": labels, "annotations": map[string]any{ExternalNameAnnotation: "7c3e"}},
+			"spec":     map[string]any{"forProvider": map[string]any{"region": "RegionOne"}, "providerConfigRef": map[string]any{"name": "cloud"}}}}
+	}
+	r := NewRegistry(adoptingBackend{cluster: "garden"})
+
+	t.Run("ReadsTheNamesFirst", func(t *testing.T) {
+		out, err := r.Reconcile(Input{Cluster: named(), Required: adoptionEnvironments()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]Selector{
+			LookupRequirementPrefix + "fake-cluster": {APIVersion: "kubernetes.crossplane.io/v1alpha2", Kind: "Object", MatchName: name + "-cluster"},
+			LookupRequirementPrefix + "fake-cloud":   {APIVersion: "cloud.example.org/v1", Kind: "CloudCluster", MatchName: name},
+		}
+		for k, sel := range want {
+			if diff := cmp.Diff(sel, out.Requirements[k]); diff != "" || out.Complete {
+				t.Errorf("complete %v; requirement %s -want, +got:\n%s", out.Complete, k, diff)
+			}
+		}
+	})
+	t.Run("NothingOfThatName", func(t *testing.T) {
+		_, err := r.Reconcile(Input{Cluster: named(), Required: required(nil), Observed: notThere()})
+		wantErr(t, err, kaasv1alpha1.ReasonImportRefused, `annotation kaas.scs.community/native-name names the cluster "legacy-demo", but nothing of that name exists (looked for Cluster clusters/legacy-demo and CloudCluster legacy-demo): the annotation adopts a cluster that runs; remove it to create a new cluster`)
+	})
+	t.Run("AnObjectNobodyControls", func(t *testing.T) {
+		object := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object",
+			"metadata": map[string]any{"name": name + "-cluster"}}}
+		_, err := r.Reconcile(Input{Cluster: named(), Required: required(map[string]*unstructured.Unstructured{"fake-cluster": object})})
+		wantErr(t, err, kaasv1alpha1.ReasonTakeoverRefused, "Object legacy-demo-cluster exists but was not made for this cluster (it has no label kaas.scs.community/identity)")
+	})
+	t.Run("AManagedResourceNotHandedOver", func(t *testing.T) {
+		_, err := r.Reconcile(Input{Cluster: named(), Required: required(map[string]*unstructured.Unstructured{"fake-cloud": cloudCluster(nil)}), Observed: notThere()})
+		wantErr(t, err, kaasv1alpha1.ReasonTakeoverRefused, "CloudCluster legacy-demo exists but was not made for this cluster (it has no label kaas.scs.community/identity)")
+	})
+	t.Run("AManagedResourceHandedOver", func(t *testing.T) {
+		out, err := r.Reconcile(Input{Cluster: named(), Required: required(map[string]*unstructured.Unstructured{"fake-cloud": cloudCluster(oursNamed)}), Observed: notThere()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := backendReady(out); c.Reason != kaasv1alpha1.ReasonAdopting || !strings.HasPrefix(c.Message, "CloudCluster legacy-demo exists: its settings and defaults were read back") {
+			t.Errorf("BackendReady %+v, want the CloudCluster read back", c)
+		}
+		if b := out.Status.Backend; b.Name != name || !b.Created || b.Pinned["data.region"] != "RegionOne" {
+			t.Errorf("status.backend = %+v, want %s created with region RegionOne pinned", b, name)
+		}
+		if diff := cmp.Diff(map[string]string{"fake-cluster": "Observe"}, policiesOf(out)); diff != "" {
+			t.Errorf("management policies -want, +got:\n%s", diff)
+		}
+	})
+}
+
+// wantErr fails unless err is a model Error of reason whose message contains want.
+func wantErr(t *testing.T, err error, reason, want string) {
+	t.Helper()
+	var me *Error
+	if !errors.As(err, &me) || me.Reason != reason || !strings.Contains(me.Message, want) {
+		t.Fatalf("Reconcile: want %s error containing %q, got %v", reason, want, err)
 	}
 }

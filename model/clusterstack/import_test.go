@@ -526,7 +526,9 @@ func renderThroughModel(t *testing.T, s kaasv1alpha1.ClusterSpec, env *model.Env
 	xr := &kaasv1alpha1.XSCSCluster{Spec: s}
 	xr.Name = "shop-9q8rz"
 	if nativeName != "" {
-		xr.SetAnnotations(map[string]string{kaasv1alpha1.AnnotationNativeName: nativeName})
+		// The name is recorded as once the import is adopted: an annotation alone would
+		// be refused where, as offline, nothing of that name is found.
+		xr.Status.Backend = &kaasv1alpha1.BackendStatus{Name: nativeName}
 	}
 	required := request(s, env, standardReleases(), nil).Required
 	required[model.EnvironmentsRequirement] = []*unstructured.Unstructured{environmentConfig(t, env)}
