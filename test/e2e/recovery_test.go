@@ -218,7 +218,9 @@ func TestRecovery(t *testing.T) {
 	// until they are handed over, then adopted unchanged; another cluster's native object
 	// is not imported.
 	for _, c := range clusters {
-		if c.backend != backendsim.BackendMagnum {
+		if c.backend == backendsim.BackendMagnum {
+			importOutsideMagnum(ctx, t, cli, sim, c)
+		} else {
 			importOutside(ctx, t, cli, c)
 		}
 	}
@@ -243,17 +245,7 @@ func importOutside(ctx context.Context, t *testing.T, cli *kubectlSCS, c *recove
 		_ = ri.Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
 	dir := t.TempDir()
-	file := func(base string, u *unstructured.Unstructured) string {
-		raw, err := yaml.Marshal(u.Object)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, base)
-		if err := os.WriteFile(p, raw, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	file := func(base string, u *unstructured.Unstructured) string { return writeManifest(t, dir, base, u) }
 	envFile := file("environment.yaml", mustGet(ctx, t, cp.Dynamic.Resource(envGVR), c.environment))
 	start := time.Now()
 	imported := cli.offline(ctx, "import", "-f", file("native.yaml", created), "--environment", envFile, "--in", c.environment,
@@ -294,6 +286,106 @@ func importOutside(ctx context.Context, t *testing.T, cli *kubectlSCS, c *recove
 	// The recovered cluster's native object carries its own cluster's identity: not imported.
 	cli.offline(ctx, "import", "-f", file("other.yaml", mustGet(ctx, t, ri, c.native)), "--environment", envFile, "--in", c.environment,
 		"--name", "other", "-n", recoveryNamespace).want(t, cliExitRefused, "TakeoverRefused", "belongs to another cluster")
+}
+
+// importOutsideMagnum is the import phase of TestRecovery for Magnum: a Magnum cluster the
+// platform made outside this API, through a ClusterV1 of its own (provider-openstack created
+// it: a copy of the recovered cluster's parameters under another name), is described by
+// kubectl scs import, refused until the ClusterV1 is handed over, then adopted: the same
+// UUID and parameters, no create asked of Magnum.
+func importOutsideMagnum(ctx context.Context, t *testing.T, cli *kubectlSCS, sim *backendsim.Simulator, c *recoveryCluster) {
+	t.Helper()
+	name, claimName := "legacy-"+c.claim, "legacy-"+c.claim
+	ri, own := nativeResource(c)
+	ownV1 := mustGet(ctx, t, ri, own)
+	forProvider, _, _ := unstructured.NestedMap(ownV1.Object, "spec", "forProvider")
+	forProvider["name"] = name
+	providerConfig, _, _ := unstructured.NestedMap(ownV1.Object, "spec", "providerConfigRef")
+	outside := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": ownV1.GetAPIVersion(), "kind": ownV1.GetKind(),
+		"metadata": map[string]any{"name": name + "-cluster", "namespace": ownV1.GetNamespace()},
+		"spec":     map[string]any{"forProvider": forProvider, "providerConfigRef": providerConfig},
+	}}
+	if _, err := ri.Create(ctx, outside, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating a ClusterV1 outside the API: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = ri.Delete(context.Background(), outside.GetName(), metav1.DeleteOptions{})
+	})
+	waitFor(ctx, t, deadline, "the platform's Magnum cluster "+name+" created", func(ctx context.Context) (bool, error) {
+		if err := sim.StepMagnum(ctx, ownV1.GetAPIVersion(), ownV1.GetNamespace(), outside.GetName()); err != nil {
+			return false, err
+		}
+		o, err := ri.Get(ctx, outside.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return str(o, "status", "atProvider", "id") != "", errors.New("no status.atProvider.id yet")
+	})
+	running := mustGet(ctx, t, ri, outside.GetName())
+	before, creates := magnumIdentity(running), sim.MagnumCreates("ClusterV1")
+
+	dir := t.TempDir()
+	envFile := writeManifest(t, dir, "environment.yaml", mustGet(ctx, t, cp.Dynamic.Resource(envGVR), c.environment))
+	start := time.Now()
+	handover := "kubectl label clusterv1 " + outside.GetName() + " "
+	if ns := ownV1.GetNamespace(); ns != "" {
+		handover = "kubectl label clusterv1 " + outside.GetName() + " -n " + ns + " "
+	}
+	imported := cli.offline(ctx, "import", "-f", writeManifest(t, dir, "native.yaml", running), "--environment", envFile, "--in", c.environment,
+		"--name", claimName, "-n", recoveryNamespace)
+	imported.want(t, 0, handover)
+	claim := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(imported.stdout), &claim.Object); err != nil {
+		t.Fatalf("kubectl scs import printed no SCSCluster: %v", err)
+	}
+	claim.SetLabels(map[string]string{recoveryLabel: "true"})
+	apply(ctx, t, claim)
+	waitClaimIn(ctx, t, deadline, recoveryNamespace, claimName, "refused until handed over", func(u *unstructured.Unstructured) error {
+		for _, cond := range conditionsOf(u) {
+			if cond["type"] == "Rendered" && cond["reason"] == kaasv1alpha1.ReasonTakeoverRefused {
+				return nil
+			}
+		}
+		return errors.New("not refused yet")
+	})
+	assertUntouched(t, before, magnumIdentity(mustGet(ctx, t, ri, outside.GetName())))
+
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": handoverLabels(t, imported.stderr)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ri.Patch(ctx, outside.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitClaimIn(ctx, t, faultDeadline, recoveryNamespace, claimName, "adopted", recovered(c))
+	measure(t, "imported SCSCluster applied -> refused until handed over; handed over -> adopted (magnum)", start)
+	adopted := mustGet(ctx, t, ri, outside.GetName())
+	assertUntouched(t, before, magnumIdentity(adopted))
+	if ref := metav1.GetControllerOf(adopted); ref == nil || ref.Kind == "" {
+		t.Errorf("the adopted ClusterV1 has no controller: %v", adopted.GetOwnerReferences())
+	}
+	if now := sim.MagnumCreates("ClusterV1"); now != creates {
+		t.Errorf("the Magnum stand-in was asked to create %d clusters, %d before the adoption: it made another one", now, creates)
+	}
+
+	// The recovered cluster's ClusterV1 carries its own cluster's identity: not imported.
+	cli.offline(ctx, "import", "-f", writeManifest(t, dir, "other.yaml", ownV1), "--environment", envFile, "--in", c.environment,
+		"--name", "other", "-n", recoveryNamespace).want(t, cliExitRefused, "TakeoverRefused", "belongs to another cluster")
+}
+
+// writeManifest writes u as YAML into dir and returns the file's path.
+func writeManifest(t *testing.T, dir, base string, u *unstructured.Unstructured) string {
+	t.Helper()
+	raw, err := yaml.Marshal(u.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, base)
+	if err := os.WriteFile(p, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // handoverLabels are the labels of the kubectl label command kubectl scs import printed.

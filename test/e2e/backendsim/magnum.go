@@ -64,10 +64,12 @@ func (s *Simulator) magnum(ctx context.Context, ref map[string]string) error {
 	if !found {
 		masters = 1
 	}
-	if err := s.managedReady(ctx, clusters, c, map[string]any{
-		"id": id, "apiAddress": w.URL, "coeVersion": kubeTag, "clusterTemplateId": template,
-		"masterCount": masters, "nodeCount": nodeCount(running),
-	}); err != nil {
+	atProvider := reported(running)
+	for k, v := range map[string]any{"id": id, "apiAddress": w.URL, "coeVersion": kubeTag, "clusterTemplateId": template,
+		"masterCount": masters, "nodeCount": nodeCount(running)} {
+		atProvider[k] = v
+	}
+	if err := s.managedReady(ctx, clusters, c, atProvider); err != nil {
 		return err
 	}
 	if err := s.connectionSecret(ctx, w, c); err != nil {
@@ -89,14 +91,31 @@ func (s *Simulator) magnum(ctx context.Context, ref map[string]string) error {
 		if id == "" {
 			continue
 		}
-		err = s.managedReady(ctx, scoped("nodegroupv1s"), g, map[string]any{
-			"id": id, "clusterId": str(running, "spec", "forProvider", "clusterId"), "nodeCount": nodeCount(running),
-		})
+		atProvider := reported(running)
+		atProvider["id"], atProvider["nodeCount"] = id, nodeCount(running)
+		err = s.managedReady(ctx, scoped("nodegroupv1s"), g, atProvider)
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// reported is what provider-openstack reports in status.atProvider of what runs: every
+// parameter Magnum holds (its Terraform state), which the computed fields join.
+func reported(running *unstructured.Unstructured) map[string]any {
+	params, _, _ := unstructured.NestedMap(running.Object, "spec", "forProvider")
+	if params == nil {
+		params = map[string]any{}
+	}
+	return params
+}
+
+// StepMagnum plays provider-openstack once for a ClusterV1 that no SCSCluster names, such as
+// one a platform made outside this API: apiVersion is the legacy or the namespaced group's,
+// namespace empty for the legacy kind.
+func (s *Simulator) StepMagnum(ctx context.Context, apiVersion, namespace, name string) error {
+	return s.magnum(ctx, map[string]string{"apiVersion": apiVersion, "namespace": namespace, "name": name})
 }
 
 // managedReady writes atProvider and the Ready and Synced conditions of a managed resource
