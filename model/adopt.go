@@ -376,7 +376,7 @@ func lookBeforeManaging(in Input, req *Request, backend Backend, kept recalled, 
 	if named && len(l.pending) == 0 && len(l.found) == 0 {
 		// The annotation adopts what runs; a name of the team's choosing must not create
 		// natives (and compose objects) beside what the platform keeps under that name.
-		return nil, true, errorf(kaasv1alpha1.ReasonImportRefused, "annotation %s names the cluster %q, but nothing of that name exists (looked for %s): the annotation adopts a cluster that runs; remove it to create a new cluster",
+		return nil, true, errorf(kaasv1alpha1.ReasonImportRefused, "annotation %s names the cluster %q, but nothing of that name was found (looked for %s): the annotation adopts a cluster that runs; remove it to create a new cluster",
 			kaasv1alpha1.AnnotationNativeName, req.NativeName, describeFound(lookupNatives(l.lookups)))
 	}
 	if len(l.pending) == 0 && len(l.found) > 0 && !kept.created {

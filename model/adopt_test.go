@@ -395,7 +395,7 @@ func TestNamedByTheTeam(t *testing.T) {
 	})
 	t.Run("NothingOfThatName", func(t *testing.T) {
 		_, err := r.Reconcile(Input{Cluster: named(), Required: required(nil), Observed: notThere()})
-		wantErr(t, err, kaasv1alpha1.ReasonImportRefused, `annotation kaas.scs.community/native-name names the cluster "legacy-demo", but nothing of that name exists (looked for Cluster clusters/legacy-demo and CloudCluster legacy-demo): the annotation adopts a cluster that runs; remove it to create a new cluster`)
+		wantErr(t, err, kaasv1alpha1.ReasonImportRefused, `annotation kaas.scs.community/native-name names the cluster "legacy-demo", but nothing of that name was found (looked for Cluster clusters/legacy-demo and CloudCluster legacy-demo): the annotation adopts a cluster that runs; remove it to create a new cluster`)
 	})
 	t.Run("AnObjectNobodyControls", func(t *testing.T) {
 		object := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object",
