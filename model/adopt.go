@@ -88,9 +88,9 @@ type lookout struct {
 	lookups      []lookup
 	requirements map[string]Selector
 	found        []*unstructured.Unstructured
-	// foreign are local objects of the names the lookout or the rendering would compose
-	// that this cluster did not compose: Crossplane's server-side apply would take them
-	// over, so they must be this cluster's (checkAdoptable) before anything is composed.
+	// foreign are local objects of the names the lookout would compose that this cluster
+	// did not compose: Crossplane's server-side apply would take them over, so they must be
+	// this cluster's (checkAdoptable) before anything is composed.
 	foreign []*unstructured.Unstructured
 	pending []string
 	// readBack is the memory read back from what was found, for a cluster without one.

@@ -392,6 +392,9 @@ func TestNamedByTheTeam(t *testing.T) {
 				t.Errorf("complete %v; requirement %s -want, +got:\n%s", out.Complete, k, diff)
 			}
 		}
+		if out.Rendering != nil && len(out.Rendering.Resources) > 0 {
+			t.Errorf("composed %v before the names were read", policiesOf(out))
+		}
 	})
 	t.Run("NothingOfThatName", func(t *testing.T) {
 		_, err := r.Reconcile(Input{Cluster: named(), Required: required(nil), Observed: notThere()})

@@ -118,13 +118,7 @@ func TestRecovery(t *testing.T) {
 	// Ready clusters, as the function made them from the team's Git directory.
 	git := t.TempDir()
 	for _, c := range clusters {
-		raw, err := yaml.Marshal(manifest(c).Object)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(git, c.claim+".yaml"), raw, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeManifest(t, git, c.claim+".yaml", manifest(c))
 	}
 	applyGit := func() {
 		objs, err := controlplane.ReadManifests(git)
@@ -168,7 +162,7 @@ func TestRecovery(t *testing.T) {
 		if _, err := claimsIn(recoveryNamespace).Get(ctx, c.claim, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Fatalf("claim %s outlived its control plane: %v", c.claim, err)
 		}
-		assertUntouched(t, c.before, runningNative(ctx, t, c))
+		assertUntouched(t, c.before, runningNative(ctx, t, sim, c))
 	}
 	// The environments as the platform keeps them in Git, edited since the backup: new
 	// clusters get the edits, the recovered ones keep what they run with.
@@ -189,7 +183,7 @@ func TestRecovery(t *testing.T) {
 	}
 	measure(t, "manifests applied again -> every cluster managed again, the same natives", start)
 	for _, c := range clusters {
-		assertUntouched(t, c.before, runningNative(ctx, t, c))
+		assertUntouched(t, c.before, runningNative(ctx, t, sim, c))
 		claim := mustGet(ctx, t, claimsIn(recoveryNamespace), c.claim)
 		if got, want := str(claim, "status", "backend", "name"), c.native; got != want {
 			t.Errorf("%s recovered as %q in its backend, want %q", c.claim, got, want)
@@ -298,7 +292,10 @@ func importOutsideMagnum(ctx context.Context, t *testing.T, cli *kubectlSCS, sim
 	name, claimName := "legacy-"+c.claim, "legacy-"+c.claim
 	ri, own := nativeResource(c)
 	ownV1 := mustGet(ctx, t, ri, own)
-	forProvider, _, _ := unstructured.NestedMap(ownV1.Object, "spec", "forProvider")
+	forProvider, found, _ := unstructured.NestedMap(ownV1.Object, "spec", "forProvider")
+	if !found {
+		t.Fatalf("ClusterV1 %s has no spec.forProvider", own)
+	}
 	forProvider["name"] = name
 	providerConfig, _, _ := unstructured.NestedMap(ownV1.Object, "spec", "providerConfigRef")
 	outside := &unstructured.Unstructured{Object: map[string]any{
@@ -452,7 +449,7 @@ func nativeResource(c *recoveryCluster) (dynamic.ResourceInterface, string) {
 
 // runningNative is the cluster's own native object as it is now. The Magnum cluster's is its
 // UUID in the stand-in's OpenStack, which the ClusterV1 composed anew names: compared by it.
-func runningNative(ctx context.Context, t *testing.T, c *recoveryCluster) *unstructured.Unstructured {
+func runningNative(ctx context.Context, t *testing.T, sim *backendsim.Simulator, c *recoveryCluster) *unstructured.Unstructured {
 	t.Helper()
 	ri, name := nativeResource(c)
 	if c.backend != backendsim.BackendMagnum {
@@ -460,8 +457,12 @@ func runningNative(ctx context.Context, t *testing.T, c *recoveryCluster) *unstr
 	}
 	o, err := ri.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		// The ClusterV1 went with its composite; the Magnum cluster stays in OpenStack.
-		return c.before
+		// The ClusterV1 went with the control plane; the Magnum cluster stays in OpenStack.
+		running := sim.MagnumRunning(string(c.before.GetUID()))
+		if running == nil {
+			t.Fatalf("the stand-in's OpenStack runs no Magnum cluster %s any more", c.before.GetUID())
+		}
+		return magnumIdentity(running)
 	}
 	if err != nil {
 		t.Fatal(err)

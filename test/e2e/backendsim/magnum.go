@@ -268,6 +268,26 @@ func notThere(ctx context.Context, ri dynamic.ResourceInterface, mr *unstructure
 	return applyStatus(ctx, ri, mr, map[string]any{"conditions": []any{c}}, managerOpenStack)
 }
 
+// MagnumRunning is what the stand-in's OpenStack runs under UUID id, as its last ClusterV1
+// or NodegroupV1 asked for it, with the UUID as its external name; nil if nothing runs
+// under id. A test reads a Magnum cluster by it while no ClusterV1 names it.
+func (s *Simulator) MagnumRunning(id string) *unstructured.Unstructured {
+	s.openStack.mu.Lock()
+	defer s.openStack.mu.Unlock()
+	o := s.openStack.objects[id]
+	if o == nil {
+		return nil
+	}
+	out := o.DeepCopy()
+	annotations := out.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[externalNameAnnotation] = id
+	out.SetAnnotations(annotations)
+	return out
+}
+
 // MagnumCreates is how many Magnum clusters (kind ClusterV1) or node groups (NodegroupV1)
 // the stand-in's provider-openstack was asked to create so far.
 func (s *Simulator) MagnumCreates(kind string) int {

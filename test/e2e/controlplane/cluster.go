@@ -83,8 +83,7 @@ func (e *Env) startCluster(ctx context.Context, name string, o clusterOptions) (
 	if err != nil {
 		return nil, err
 	}
-	err = waitFor(ctx, 60*time.Second, "etcd-"+name+" healthy", etcd.exited, HTTPOK(nil, etcdURL+"/health"))
-	if err != nil {
+	if err := waitEtcd(ctx, c, etcd); err != nil {
 		return nil, err
 	}
 
@@ -160,14 +159,23 @@ func (e *Env) startCluster(ctx context.Context, name string, o clusterOptions) (
 	}
 	c.Mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.Client.Discovery()))
 
-	err = waitFor(ctx, 120*time.Second, "kube-apiserver-"+name+" /readyz", api.exited, func(ctx context.Context) (bool, error) {
-		_, err := c.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		return err == nil, err
-	})
-	if err != nil {
+	if err := waitAPIServer(ctx, c, api); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// waitEtcd waits until cluster c's etcd, process p, answers /health.
+func waitEtcd(ctx context.Context, c *Cluster, p *process) error {
+	return waitFor(ctx, 60*time.Second, p.rec.Name+" healthy", p.exited, HTTPOK(nil, "http://127.0.0.1:"+strconv.Itoa(c.etcdPort)+"/health"))
+}
+
+// waitAPIServer waits until cluster c's API server, process p, answers /readyz.
+func waitAPIServer(ctx context.Context, c *Cluster, p *process) error {
+	return waitFor(ctx, 120*time.Second, p.rec.Name+" /readyz", p.exited, func(ctx context.Context) (bool, error) {
+		_, err := c.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		return err == nil, err
+	})
 }
 
 // writeKubeconfig writes a kubeconfig with everything embedded, so it can be

@@ -37,16 +37,9 @@ func (e *Env) RebuildCrossplane(ctx context.Context, also ...string) error {
 	}
 
 	// The loss: everything of the Crossplane side stops, newest first, and its data goes.
-	e.fnMu.Lock()
-	if e.stopPackageRuntime != nil {
-		e.stopPackageRuntime()
-		e.stopPackageRuntime = nil
-	}
-	e.fnMu.Unlock()
-	for _, name := range e.crossplaneProcesses(also) {
-		if err := e.stopProcess(name); err != nil {
-			return fmt.Errorf("stopping %s: %w", name, err)
-		}
+	// fnMu: the function is among them (StopFunction, KillFunction).
+	if err := e.stopCrossplaneSide(also); err != nil {
+		return err
 	}
 	dir := filepath.Join(e.RunDir, c.Name)
 	for _, d := range []string{"etcd", "xpkg-cache", "xfn-cache"} {
@@ -61,17 +54,13 @@ func (e *Env) RebuildCrossplane(ctx context.Context, also ...string) error {
 	if err != nil {
 		return err
 	}
-	if err := waitFor(ctx, 60*time.Second, etcd.rec.Name+" healthy", np.exited, HTTPOK(nil, "http://127.0.0.1:"+fmt.Sprint(c.etcdPort)+"/health")); err != nil {
+	if err := waitEtcd(ctx, c, np); err != nil {
 		return err
 	}
 	if np, err = e.startProcess(api.rec.Name, api.rec.Args[0], api.rec.Args[1:], api.env); err != nil {
 		return err
 	}
-	err = waitFor(ctx, 120*time.Second, api.rec.Name+" /readyz", np.exited, func(ctx context.Context) (bool, error) {
-		_, err := c.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		return err == nil, err
-	})
-	if err != nil {
+	if err := waitAPIServer(ctx, c, np); err != nil {
 		return err
 	}
 	c.Mapper.Reset()
@@ -82,6 +71,22 @@ func (e *Env) RebuildCrossplane(ctx context.Context, also ...string) error {
 		return err
 	}
 	e.logf("rebuilt the Crossplane cluster in %.1fs", time.Since(start).Seconds())
+	return nil
+}
+
+// stopCrossplaneSide stops the package runtime and the processes of the Crossplane side.
+func (e *Env) stopCrossplaneSide(also []string) error {
+	e.fnMu.Lock()
+	defer e.fnMu.Unlock()
+	if e.stopPackageRuntime != nil {
+		e.stopPackageRuntime()
+		e.stopPackageRuntime = nil
+	}
+	for _, name := range e.crossplaneProcesses(also) {
+		if err := e.stopProcess(name); err != nil {
+			return fmt.Errorf("stopping %s: %w", name, err)
+		}
+	}
 	return nil
 }
 
