@@ -254,14 +254,7 @@ func importOutside(ctx context.Context, t *testing.T, cli *kubectlSCS, c *recove
 	}
 	claim.SetLabels(map[string]string{recoveryLabel: "true"})
 	apply(ctx, t, claim)
-	waitClaimIn(ctx, t, deadline, recoveryNamespace, claimName, "refused until handed over", func(u *unstructured.Unstructured) error {
-		for _, cond := range conditionsOf(u) {
-			if cond["type"] == "Rendered" && cond["reason"] == kaasv1alpha1.ReasonTakeoverRefused {
-				return nil
-			}
-		}
-		return errors.New("not refused yet")
-	})
+	waitTakeoverRefused(ctx, t, claimName)
 	assertUntouched(t, created, mustGet(ctx, t, ri, name))
 
 	// The handover the import printed, then the adoption.
@@ -338,14 +331,7 @@ func importOutsideMagnum(ctx context.Context, t *testing.T, cli *kubectlSCS, sim
 	}
 	claim.SetLabels(map[string]string{recoveryLabel: "true"})
 	apply(ctx, t, claim)
-	waitClaimIn(ctx, t, deadline, recoveryNamespace, claimName, "refused until handed over", func(u *unstructured.Unstructured) error {
-		for _, cond := range conditionsOf(u) {
-			if cond["type"] == "Rendered" && cond["reason"] == kaasv1alpha1.ReasonTakeoverRefused {
-				return nil
-			}
-		}
-		return errors.New("not refused yet")
-	})
+	waitTakeoverRefused(ctx, t, claimName)
 	assertUntouched(t, before, magnumIdentity(mustGet(ctx, t, ri, outside.GetName())))
 
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": handoverLabels(t, imported.stderr)}})
@@ -369,6 +355,20 @@ func importOutsideMagnum(ctx context.Context, t *testing.T, cli *kubectlSCS, sim
 	// The recovered cluster's ClusterV1 carries its own cluster's identity: not imported.
 	cli.offline(ctx, "import", "-f", writeManifest(t, dir, "other.yaml", ownV1), "--environment", envFile, "--in", c.environment,
 		"--name", "other", "-n", recoveryNamespace).want(t, cliExitRefused, "TakeoverRefused", "belongs to another cluster")
+}
+
+// waitTakeoverRefused waits until the recovery namespace's claim is refused until its natives
+// are handed over.
+func waitTakeoverRefused(ctx context.Context, t *testing.T, claimName string) {
+	t.Helper()
+	waitClaimIn(ctx, t, deadline, recoveryNamespace, claimName, "refused until handed over", func(u *unstructured.Unstructured) error {
+		for _, cond := range conditionsOf(u) {
+			if cond["type"] == "Rendered" && cond["reason"] == kaasv1alpha1.ReasonTakeoverRefused {
+				return nil
+			}
+		}
+		return errors.New("not refused yet")
+	})
 }
 
 // writeManifest writes u as YAML into dir and returns the file's path.
