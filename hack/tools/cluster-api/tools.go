@@ -6,6 +6,7 @@ package tools
 
 import (
 	_ "sigs.k8s.io/cluster-api/bootstrap/kubeadm"
+	_ "sigs.k8s.io/cluster-api/cmd/clusterctl"
 	_ "sigs.k8s.io/cluster-api/controlplane/kubeadm"
 	_ "sigs.k8s.io/cluster-api/core"
 )

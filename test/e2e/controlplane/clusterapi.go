@@ -84,6 +84,7 @@ func (e *Env) StartClusterAPI(ctx context.Context, c *Cluster) error {
 				return err
 			}
 			addLabels(o, comp.contract)
+			addLabels(o, clusterctlLabels("cluster-api"))
 		}
 		crds = append(crds, objs...)
 	}
@@ -93,6 +94,7 @@ func (e *Env) StartClusterAPI(ctx context.Context, c *Cluster) error {
 	}
 	for _, o := range capo {
 		addLabels(o, capoContract)
+		addLabels(o, clusterctlLabels("infrastructure-openstack"))
 	}
 	crds = append(crds, capo...)
 	// Server-side: the CRDs are 3 MB, past client-side apply's annotation limit.
@@ -173,6 +175,12 @@ func withConversionWebhook(crd *unstructured.Unstructured, url string, caPEM []b
 		return err
 	}
 	return unstructured.SetNestedField(crd.Object, conv, "spec", "conversion")
+}
+
+// clusterctlLabels are the labels clusterctl init puts on a provider's CRDs: clusterctl
+// move discovers the kinds it backs up and restores by them.
+func clusterctlLabels(provider string) map[string]string {
+	return map[string]string{"clusterctl.cluster.x-k8s.io": "", "cluster.x-k8s.io/provider": provider}
 }
 
 func addLabels(o *unstructured.Unstructured, labels map[string]string) {
