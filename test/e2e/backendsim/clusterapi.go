@@ -18,6 +18,7 @@ var (
 	clusterGVR          = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "clusters"}
 	openStackClusterGVR = schema.GroupVersionResource{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta1", Resource: "openstackclusters"}
 	controlPlaneGVR     = schema.GroupVersionResource{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Resource: "kubeadmcontrolplanes"}
+	machineGVR          = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "machines"}
 )
 
 // The field managers of what the simulator writes in place of a controller.
@@ -41,7 +42,12 @@ const annotationPaused = "backendsim.scs-kaas.local/paused"
 //     the KubeadmControlPlane its first Machine and version, for real.
 //  3. No machine boots here: the Cluster is paused, so that Cluster API keeps what the
 //     simulator writes, and gets the status Cluster API reports for an available cluster,
-//     again for every new generation (a scaled or upgraded topology).
+//     again for every new generation (a scaled or upgraded topology); with NodesJoin, its
+//     Machines get the Nodes a kubelet would register.
+//
+// A Cluster that is not paused, whether new or restored (clusterctl move --from-directory
+// recreates it without status, unpaused), takes the same steps from the start; a held one
+// (Hold) is not paused, only its Nodes join.
 func (s *Simulator) clusterAPI(ctx context.Context, namespace, name string) error {
 	w := s.Workloads[BackendClusterStack]
 	if w == nil {
@@ -60,7 +66,18 @@ func (s *Simulator) clusterAPI(ctx context.Context, namespace, name string) erro
 		return err
 	}
 	s.recordSignIn(w, "cluster/"+namespace+"/"+name, jwt)
-	if c.GetAnnotations()[annotationPaused] != "" {
+	if s.held(namespace, name) {
+		if s.NodesJoin {
+			return s.nodesJoin(ctx, namespace, name)
+		}
+		return nil
+	}
+	if paused, _, _ := unstructured.NestedBool(c.Object, "spec", "paused"); paused && c.GetAnnotations()[annotationPaused] != "" {
+		if s.NodesJoin {
+			if err := s.nodesJoin(ctx, namespace, name); err != nil {
+				return err
+			}
+		}
 		_, err := ReportAvailable(ctx, s.Crossplane.Dynamic, c)
 		return err
 	}
@@ -176,11 +193,58 @@ func ReportAvailable(ctx context.Context, dyn dynamic.Interface, c *unstructured
 		"workers":            replicas(),
 		"conditions": []any{
 			condition("Available", "True", "Available", gen),
+			condition("ControlPlaneInitialized", "True", "Initialized", gen),
 			condition("ControlPlaneAvailable", "True", "Available", gen),
 			condition("WorkersAvailable", "True", "Available", gen),
 		},
 	}, managerCAPI)
 	return err == nil, err
+}
+
+// nodesJoin gives every Machine of Cluster namespace/name the nodeRef Cluster API
+// writes once the Machine's Node registers: what a cluster whose machines run reports, and
+// what clusterctl move waits for before it backs a cluster up.
+func (s *Simulator) nodesJoin(ctx context.Context, namespace, name string) error {
+	machines := s.Crossplane.Dynamic.Resource(machineGVR).Namespace(namespace)
+	list, err := machines.List(ctx, metav1.ListOptions{LabelSelector: "cluster.x-k8s.io/cluster-name=" + name})
+	if err != nil {
+		return err
+	}
+	for i := range list.Items {
+		m := &list.Items[i]
+		if str(m, "status", "nodeRef", "name") != "" {
+			continue
+		}
+		if err := applyStatus(ctx, machines, m, map[string]any{"nodeRef": map[string]any{"name": m.GetName()}}, managerCAPI); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Hold makes the simulator leave Cluster namespace/name unpaused until Release, its Nodes
+// joining (NodesJoin) as Cluster API makes its Machines: clusterctl move refuses a paused
+// Cluster, and one with a Machine still without its Node.
+func (s *Simulator) Hold(namespace, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holds == nil {
+		s.holds = map[string]bool{}
+	}
+	s.holds[namespace+"/"+name] = true
+}
+
+// Release undoes Hold.
+func (s *Simulator) Release(namespace, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.holds, namespace+"/"+name)
+}
+
+func (s *Simulator) held(namespace, name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.holds[namespace+"/"+name]
 }
 
 // releaseDeletedClusters unpauses the Clusters the simulator paused once they are being

@@ -73,8 +73,12 @@ type Simulator struct {
 	// IssuerCA is the PEM CA the workloads trust for an OIDC issuer whose rendered object
 	// names no CA: it stands in for the public trust store of a real cluster (signin.go).
 	IssuerCA string
+	// NodesJoin gives the Machines of a Cluster Stacks cluster the nodeRefs of registered
+	// Nodes (nodesJoin), which clusterctl move needs.
+	NodesJoin bool
 
 	mu       sync.Mutex
+	holds    map[string]bool
 	reported map[string]string
 	signIns  map[string]signIn
 	written  map[*Workload][]controlplane.JWTAuthenticator
