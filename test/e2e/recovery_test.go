@@ -2,12 +2,16 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,13 +41,17 @@ const (
 // recoveryCluster is one cluster of the recovery test.
 type recoveryCluster struct {
 	backend, example, environment, claim string
-	spec                                 map[string]any
+	// local says its Cluster API objects live in Crossplane's own cluster.
+	local bool
+	spec  map[string]any
 	// edit is an edit of its environment between the loss and the recovery, of a value the
 	// cluster keeps: [path under data, value].
 	edit []any
 	// native is its name in the backend; before its native object as it ran.
 	native string
 	before *unstructured.Unstructured
+	// state is what a local cluster's restore keeps (localClusterState).
+	state string
 }
 
 // TestRecovery (issue 46): Ready clusters lose their control plane: the Crossplane cluster
@@ -87,6 +95,12 @@ func TestRecovery(t *testing.T) {
 		clusters = append(clusters, &recoveryCluster{backend: backendsim.BackendClusterStack, example: "clusterstack-remote.yaml",
 			environment: "clusterstack-recovery", claim: "search", spec: spec, edit: []any{"clusterStack.clusterLabels", map[string]any{"edited": "true"}}})
 	}
+	if clusterStackErr == nil {
+		spec := clusterStackSpec("1.34", 1)
+		spec["nodePools"] = spec["nodePools"].([]any)[:1]
+		clusters = append(clusters, &recoveryCluster{backend: backendsim.BackendClusterStack, local: true, example: "clusterstack-regionone.yaml",
+			environment: "clusterstack-local-recovery", claim: "catalog", spec: spec, edit: []any{"clusterStack.clusterLabels", map[string]any{"edited": "true"}}})
+	}
 	for _, c := range clusters {
 		c.spec["environment"] = c.environment
 		c.spec["writeConnectionSecretToRef"] = map[string]any{"name": c.claim + "-kubeconfig"}
@@ -99,8 +113,9 @@ func TestRecovery(t *testing.T) {
 	sim := &backendsim.Simulator{
 		Crossplane: backendsim.Clients{Kube: cp.Client, Dynamic: cp.Dynamic},
 		Garden:     backendsim.Clients{Kube: garden.Client, Dynamic: garden.Dynamic},
-		Workloads:  backendsim.Workloads{backendsim.BackendGardener: workload, backendsim.BackendMagnum: workload},
+		Workloads:  backendsim.Workloads{backendsim.BackendGardener: workload, backendsim.BackendMagnum: workload, backendsim.BackendClusterStack: workload},
 		Selector:   recoveryLabel,
+		NodesJoin:  true, // clusterctl move backs up only a cluster whose Machines have Nodes
 		Logf:       logf,
 	}
 	simulate(t, sim)
@@ -143,6 +158,12 @@ func TestRecovery(t *testing.T) {
 	cli := newCLI(t)
 	backup := t.TempDir()
 	runIn(ctx, cli, recoveryNamespace, "backup", "-o", backup).want(t, 0)
+	clusterAPIBackup := t.TempDir()
+	for _, c := range clusters {
+		if c.local {
+			backupClusterAPI(ctx, t, sim, c, clusterAPIBackup)
+		}
+	}
 
 	// The loss: the Crossplane cluster is destroyed, its etcd wiped; the garden, the remote
 	// management cluster, the registry and the stand-ins stay. A new one gets the packages
@@ -162,6 +183,9 @@ func TestRecovery(t *testing.T) {
 		if _, err := claimsIn(recoveryNamespace).Get(ctx, c.claim, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Fatalf("claim %s outlived its control plane: %v", c.claim, err)
 		}
+		if c.local {
+			continue // its Cluster API objects went with the control plane
+		}
 		assertUntouched(t, c.before, runningNative(ctx, t, sim, c))
 	}
 	// The environments as the platform keeps them in Git, edited since the backup: new
@@ -170,9 +194,13 @@ func TestRecovery(t *testing.T) {
 		recoveryEnvironment(ctx, t, c, c.edit)
 	}
 
-	// The recovery: Magnum's memory from the backup, then the manifests from Git.
+	// The recovery: Magnum's memory from the backup and the local Cluster API objects from
+	// clusterctl's, then the manifests from Git.
 	start = time.Now()
 	for _, c := range clusters {
+		if c.local {
+			restoreClusterAPI(ctx, t, sim, c, clusterAPIBackup)
+		}
 		if c.backend == backendsim.BackendMagnum {
 			runIn(ctx, cli, recoveryNamespace, "restore", "-f", filepath.Join(backup, recoveryNamespace, c.claim+".yaml")).want(t, 0)
 		}
@@ -183,7 +211,11 @@ func TestRecovery(t *testing.T) {
 	}
 	measure(t, "manifests applied again -> every cluster managed again, the same natives", start)
 	for _, c := range clusters {
-		assertUntouched(t, c.before, runningNative(ctx, t, sim, c))
+		if c.local {
+			assertRestored(ctx, t, c, runningNative(ctx, t, sim, c))
+		} else {
+			assertUntouched(t, c.before, runningNative(ctx, t, sim, c))
+		}
 		claim := mustGet(ctx, t, claimsIn(recoveryNamespace), c.claim)
 		if got, want := str(claim, "status", "backend", "name"), c.native; got != want {
 			t.Errorf("%s recovered as %q in its backend, want %q", c.claim, got, want)
@@ -202,7 +234,7 @@ func TestRecovery(t *testing.T) {
 		t.Errorf("the Magnum stand-in was asked to create %v, before the loss %v: the recovery made a second cluster", now, creates)
 	}
 	for _, c := range clusters {
-		if c.backend != backendsim.BackendClusterStack {
+		if c.backend != backendsim.BackendClusterStack || c.local {
 			waitKubeconfigSecretIn(ctx, t, recoveryNamespace, c.claim+"-kubeconfig")
 		}
 	}
@@ -212,6 +244,9 @@ func TestRecovery(t *testing.T) {
 	// until they are handed over, then adopted unchanged; another cluster's native object
 	// is not imported.
 	for _, c := range clusters {
+		if c.local {
+			continue // the remote Cluster (legacy) shows a Cluster API cluster's import
+		}
 		if c.backend == backendsim.BackendMagnum {
 			importOutsideMagnum(ctx, t, cli, sim, c)
 		} else {
@@ -438,6 +473,9 @@ func nativeResource(c *recoveryCluster) (dynamic.ResourceInterface, string) {
 	case backendsim.BackendGardener:
 		return shoots(), c.native
 	case backendsim.BackendClusterStack:
+		if c.local {
+			return cp.Dynamic.Resource(capiClusterGVR).Namespace(localClusterNamespace()), c.native
+		}
 		return mgmt.Dynamic.Resource(capiClusterGVR).Namespace(clusterStackNamespace), c.native
 	}
 	if flavour == flavourNamespaced {
@@ -484,11 +522,14 @@ func magnumIdentity(clusterV1 *unstructured.Unstructured) *unstructured.Unstruct
 func waitRunning(ctx context.Context, t *testing.T, c *recoveryCluster) *unstructured.Unstructured {
 	t.Helper()
 	ri, name := nativeResource(c)
-	switch c.backend {
-	case backendsim.BackendClusterStack:
+	switch {
+	case c.local:
+		waitClaimIn(ctx, t, faultDeadline, recoveryNamespace, c.claim, "Ready", hasCondition("Ready", "True", ""))
+		return mustGet(ctx, t, ri, name)
+	case c.backend == backendsim.BackendClusterStack:
 		waitTopology(ctx, t, mgmt, clusterStackNamespace, c.native, "default-az1")
 		return mustGet(ctx, t, ri, name)
-	case backendsim.BackendGardener:
+	case c.backend == backendsim.BackendGardener:
 		waitClaimIn(ctx, t, faultDeadline, recoveryNamespace, c.claim, "Ready", hasCondition("Ready", "True", ""))
 		return mustGet(ctx, t, ri, name)
 	}
@@ -508,7 +549,7 @@ func recovered(c *recoveryCluster) func(*unstructured.Unstructured) error {
 				return errors.New("still adopting: " + cond["message"].(string))
 			}
 		}
-		if c.backend == backendsim.BackendClusterStack {
+		if c.backend == backendsim.BackendClusterStack && !c.local {
 			return nil // no controller makes the remote Cluster available here
 		}
 		return hasCondition("Ready", "True", "")(u)
@@ -531,4 +572,141 @@ func waitKubeconfigSecretIn(ctx context.Context, t *testing.T, namespace, name s
 func runIn(ctx context.Context, c *kubectlSCS, namespace string, args ...string) cliResult {
 	c.t.Helper()
 	return c.exec(c.command(ctx, false, append(args, "--kubeconfig", cp.Kubeconfig, "-n", namespace)...), args, false)
+}
+
+// localClusterNamespace is where a local Cluster of the recovery lives: the environment's
+// namespace in the legacy flavour, the composite's own in the namespaced one.
+func localClusterNamespace() string {
+	if flavour == flavourNamespaced {
+		return recoveryNamespace
+	}
+	return clusterStackNamespace
+}
+
+// backupClusterAPI is the platform's backup of a local cluster's Cluster API objects, the
+// steps of docs/recovery.md: the composite paused, so that Crossplane leaves the Cluster
+// alone; the composite's owner reference taken off the Cluster, since clusterctl move
+// skips a Cluster whose owner it does not move, and with it everything the Cluster owns;
+// clusterctl move --to-directory; the composite unpaused (Crossplane puts the reference
+// back).
+func backupClusterAPI(ctx context.Context, t *testing.T, sim *backendsim.Simulator, c *recoveryCluster, dir string) {
+	t.Helper()
+	xr, native := clusterOfIn(ctx, t, recoveryNamespace, c.claim)
+	composite := xrs()
+	if flavour == flavourNamespaced {
+		composite = claimsIn(recoveryNamespace)
+	}
+	pause := func(paused string) {
+		t.Helper()
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{"crossplane.io/paused":%s}}}`, paused)
+		if _, err := composite.Patch(ctx, xr, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatalf("pausing composite %s: %v", xr, err)
+		}
+	}
+	pause(`"true"`)
+	waitFor(ctx, t, deadline, "composite "+xr+" paused", func(ctx context.Context) (bool, error) {
+		o, err := composite.Get(ctx, xr, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return hasCondition("Synced", "False", "ReconcilePaused")(o) == nil, errors.New("Crossplane has not said it paused the composite")
+	})
+	// The simulator paused the Cluster (no machine boots here); clusterctl refuses a paused
+	// one, as a platform's running cluster is not. Unpaused, Cluster API makes the Machines
+	// the pause held back, and clusterctl backs the cluster up only once each has its Node.
+	sim.Hold(localClusterNamespace(), native)
+	releaseCluster(ctx, t, cp, localClusterNamespace(), native)
+	waitFor(ctx, t, deadline, "every Machine of Cluster "+native+" made, with its Node", func(ctx context.Context) (bool, error) {
+		return machinesJoined(ctx, native)
+	})
+	c.state = localClusterState(ctx, t, c)
+	if _, err := cp.Dynamic.Resource(capiClusterGVR).Namespace(localClusterNamespace()).Patch(ctx, native, types.JSONPatchType,
+		[]byte(`[{"op":"remove","path":"/metadata/ownerReferences"}]`), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("taking the composite's owner reference off Cluster %s: %v", native, err)
+	}
+	clusterctl(ctx, t, "move", "--kubeconfig", cp.Kubeconfig, "-n", localClusterNamespace(), "--to-directory", dir)
+	pause("null")
+}
+
+// restoreClusterAPI is clusterctl move --from-directory into the new control plane, before
+// the team's manifests are applied; the simulator then plays the restored Cluster again.
+func restoreClusterAPI(ctx context.Context, t *testing.T, sim *backendsim.Simulator, c *recoveryCluster, dir string) {
+	t.Helper()
+	clusterctl(ctx, t, "move", "--to-kubeconfig", cp.Kubeconfig, "--from-directory", dir)
+	sim.Release(localClusterNamespace(), c.native)
+}
+
+// clusterctl runs the pinned clusterctl, without a configuration or a version check.
+func clusterctl(ctx context.Context, t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, filepath.Join(env.Tools().ClusterAPIDir, "clusterctl"), args...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "CLUSTERCTL_DISABLE_VERSIONCHECK=true")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("$ clusterctl %s (%.1fs)\n%s", strings.Join(args, " "), time.Since(start).Seconds(), out)
+	if err != nil {
+		t.Fatalf("clusterctl %s: %v", args[0], err)
+	}
+}
+
+// localClusterState is what must survive a local cluster's restore, which recreates its
+// objects under new UIDs: the cluster's CA (the workload's nodes and kubeconfigs trust it)
+// and its Machines by name (a new name would be a new server).
+func localClusterState(ctx context.Context, t *testing.T, c *recoveryCluster) string {
+	t.Helper()
+	ns := localClusterNamespace()
+	ca, err := cp.Client.CoreV1().Secrets(ns).Get(ctx, c.native+"-ca", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the CA of Cluster %s: %v", c.native, err)
+	}
+	machines, err := cp.Dynamic.Resource(machineGVR).Namespace(ns).List(ctx, clusterLabel(c.native))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range machines.Items {
+		names = append(names, m.GetName())
+	}
+	slices.Sort(names)
+	sum := sha256.Sum256(ca.Data["tls.crt"])
+	return fmt.Sprintf("CA %x, Machines %v", sum[:8], names)
+}
+
+// assertRestored fails unless a local cluster came back from clusterctl's backup as it ran:
+// the same spec, CA and Machines, under new UIDs.
+func assertRestored(ctx context.Context, t *testing.T, c *recoveryCluster, now *unstructured.Unstructured) {
+	t.Helper()
+	if !reflect.DeepEqual(now.Object["spec"], c.before.Object["spec"]) {
+		t.Errorf("Cluster %s came back with another spec:\n%v\nbefore:\n%v", c.native, now.Object["spec"], c.before.Object["spec"])
+	}
+	if got := localClusterState(ctx, t, c); got != c.state {
+		t.Errorf("Cluster %s came back with %s, before %s", c.native, got, c.state)
+	}
+}
+
+// machinesJoined reports whether Cluster native has every Machine its control plane and
+// MachineSets want, each with its Node.
+func machinesJoined(ctx context.Context, native string) (bool, error) {
+	ns := localClusterNamespace()
+	want := int64(0)
+	for _, gvr := range []schema.GroupVersionResource{kcpGVR, machineSetGVR} {
+		owners, err := cp.Dynamic.Resource(gvr).Namespace(ns).List(ctx, clusterLabel(native))
+		if err != nil {
+			return false, err
+		}
+		for _, o := range owners.Items {
+			replicas, _, _ := unstructured.NestedInt64(o.Object, "spec", "replicas")
+			want += replicas
+		}
+	}
+	machines, err := cp.Dynamic.Resource(machineGVR).Namespace(ns).List(ctx, clusterLabel(native))
+	if err != nil {
+		return false, err
+	}
+	for _, m := range machines.Items {
+		if str(&m, "status", "nodeRef", "name") == "" {
+			return false, fmt.Errorf("Machine %s has no Node yet", m.GetName())
+		}
+	}
+	return int64(len(machines.Items)) == want, fmt.Errorf("%d Machines, %d wanted", len(machines.Items), want)
 }

@@ -43,8 +43,10 @@ of kubectl-scs.
 
 Not in the backup: Cluster API objects in Crossplane's own cluster (a clusterstack
 environment whose management cluster is the local one). Moving those is clusterctl
-move's job: clusterctl move --to-directory backs them up, --from-directory restores them;
-restore them before the SCSClusters, which then find them.`
+move's job: clusterctl move --to-directory backs them up, --from-directory restores them,
+before the SCSClusters, which then find them. clusterctl skips a Cluster whose owner it
+does not move: take the composite's owner reference off each Cluster first, with the
+composite paused (docs/recovery.md, Local Cluster Stacks).`
 
 type backupOptions struct {
 	dir           string
