@@ -201,6 +201,8 @@ func TestRecovery(t *testing.T) {
 		if c.local {
 			restoreClusterAPI(ctx, t, sim, c, clusterAPIBackup)
 		}
+	}
+	for _, c := range clusters {
 		if c.backend == backendsim.BackendMagnum {
 			runIn(ctx, cli, recoveryNamespace, "restore", "-f", filepath.Join(backup, recoveryNamespace, c.claim+".yaml")).want(t, 0)
 		}
@@ -209,7 +211,7 @@ func TestRecovery(t *testing.T) {
 	for _, c := range clusters {
 		waitClaimIn(ctx, t, faultDeadline, recoveryNamespace, c.claim, "managed again", recovered(c))
 	}
-	measure(t, "manifests applied again -> every cluster managed again, the same natives", start)
+	measure(t, "clusterctl's restore, Magnum's restore, manifests applied again -> every cluster managed again, the same natives", start)
 	for _, c := range clusters {
 		if c.local {
 			assertRestored(ctx, t, c, runningNative(ctx, t, sim, c))
@@ -604,6 +606,7 @@ func backupClusterAPI(ctx context.Context, t *testing.T, sim *backendsim.Simulat
 		}
 	}
 	pause(`"true"`)
+	t.Cleanup(func() { pause("null") }) // also when the backup fails: the cleanup deletes it
 	waitFor(ctx, t, deadline, "composite "+xr+" paused", func(ctx context.Context) (bool, error) {
 		o, err := composite.Get(ctx, xr, metav1.GetOptions{})
 		if err != nil {
@@ -650,14 +653,21 @@ func clusterctl(ctx context.Context, t *testing.T, args ...string) {
 }
 
 // localClusterState is what must survive a local cluster's restore, which recreates its
-// objects under new UIDs: the cluster's CA (the workload's nodes and kubeconfigs trust it)
-// and its Machines by name (a new name would be a new server).
+// objects under new UIDs: the cluster's keys (its CA, which the simulator gives every
+// cluster alike, and those the KubeadmControlPlane makes: etcd's CA, the front proxy's CA
+// and the service account key, which a cluster made again would not have) and its Machines
+// by name (a new name would be a new server).
 func localClusterState(ctx context.Context, t *testing.T, c *recoveryCluster) string {
 	t.Helper()
 	ns := localClusterNamespace()
-	ca, err := cp.Client.CoreV1().Secrets(ns).Get(ctx, c.native+"-ca", metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("the CA of Cluster %s: %v", c.native, err)
+	keys := sha256.New()
+	for _, suffix := range []string{"-ca", "-etcd", "-proxy", "-sa"} {
+		secret, err := cp.Client.CoreV1().Secrets(ns).Get(ctx, c.native+suffix, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("the keys of Cluster %s: %v", c.native, err)
+		}
+		keys.Write(secret.Data["tls.crt"])
+		keys.Write(secret.Data["tls.key"])
 	}
 	machines, err := cp.Dynamic.Resource(machineGVR).Namespace(ns).List(ctx, clusterLabel(c.native))
 	if err != nil {
@@ -668,12 +678,11 @@ func localClusterState(ctx context.Context, t *testing.T, c *recoveryCluster) st
 		names = append(names, m.GetName())
 	}
 	slices.Sort(names)
-	sum := sha256.Sum256(ca.Data["tls.crt"])
-	return fmt.Sprintf("CA %x, Machines %v", sum[:8], names)
+	return fmt.Sprintf("keys %x, Machines %v", keys.Sum(nil)[:8], names)
 }
 
 // assertRestored fails unless a local cluster came back from clusterctl's backup as it ran:
-// the same spec, CA and Machines, under new UIDs.
+// the same spec, keys and Machines, under new UIDs.
 func assertRestored(ctx context.Context, t *testing.T, c *recoveryCluster, now *unstructured.Unstructured) {
 	t.Helper()
 	if !reflect.DeepEqual(now.Object["spec"], c.before.Object["spec"]) {
@@ -684,20 +693,32 @@ func assertRestored(ctx context.Context, t *testing.T, c *recoveryCluster, now *
 	}
 }
 
-// machinesJoined reports whether Cluster native has every Machine its control plane and
-// MachineSets want, each with its Node.
+// machinesJoined reports whether Cluster native has every Machine its topology wants (its
+// control plane's replicas and each MachineDeployment's, an autoscaled one's as Cluster API
+// set them), each with its Node.
 func machinesJoined(ctx context.Context, native string) (bool, error) {
 	ns := localClusterNamespace()
-	want := int64(0)
-	for _, gvr := range []schema.GroupVersionResource{kcpGVR, machineSetGVR} {
-		owners, err := cp.Dynamic.Resource(gvr).Namespace(ns).List(ctx, clusterLabel(native))
-		if err != nil {
-			return false, err
+	cluster, err := cp.Dynamic.Resource(capiClusterGVR).Namespace(ns).Get(ctx, native, metav1.GetOptions{})
+	if err != nil {
+		return false, err
+	}
+	want, found, _ := unstructured.NestedInt64(cluster.Object, "spec", "topology", "controlPlane", "replicas")
+	if !found {
+		want = 1 // the KubeadmControlPlane's default
+	}
+	for name, md := range machineDeployments(cluster) {
+		replicas, found, _ := unstructured.NestedInt64(md, "replicas")
+		if !found {
+			mds, err := cp.Dynamic.Resource(machineDeploymentGVR).Namespace(ns).List(ctx, metav1.ListOptions{
+				LabelSelector: "cluster.x-k8s.io/cluster-name=" + native + ",topology.cluster.x-k8s.io/deployment-name=" + name})
+			if err != nil || len(mds.Items) != 1 {
+				return false, fmt.Errorf("the MachineDeployment of pool %s: %d, %v", name, len(mds.Items), err)
+			}
+			if replicas, found, _ = unstructured.NestedInt64(mds.Items[0].Object, "spec", "replicas"); !found {
+				return false, fmt.Errorf("the MachineDeployment of pool %s has no replicas yet", name)
+			}
 		}
-		for _, o := range owners.Items {
-			replicas, _, _ := unstructured.NestedInt64(o.Object, "spec", "replicas")
-			want += replicas
-		}
+		want += replicas
 	}
 	machines, err := cp.Dynamic.Resource(machineGVR).Namespace(ns).List(ctx, clusterLabel(native))
 	if err != nil {

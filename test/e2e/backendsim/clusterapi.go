@@ -193,6 +193,7 @@ func ReportAvailable(ctx context.Context, dyn dynamic.Interface, c *unstructured
 		"workers":            replicas(),
 		"conditions": []any{
 			condition("Available", "True", "Available", gen),
+			// Cluster API's own, False before the pause; clusterctl move checks it.
 			condition("ControlPlaneInitialized", "True", "Initialized", gen),
 			condition("ControlPlaneAvailable", "True", "Available", gen),
 			condition("WorkersAvailable", "True", "Available", gen),
@@ -203,7 +204,7 @@ func ReportAvailable(ctx context.Context, dyn dynamic.Interface, c *unstructured
 
 // nodesJoin gives every Machine of Cluster namespace/name the nodeRef Cluster API
 // writes once the Machine's Node registers: what a cluster whose machines run reports, and
-// what clusterctl move waits for before it backs a cluster up.
+// what clusterctl move checks before it backs a cluster up (it refuses a Machine without).
 func (s *Simulator) nodesJoin(ctx context.Context, namespace, name string) error {
 	machines := s.Crossplane.Dynamic.Resource(machineGVR).Namespace(namespace)
 	list, err := machines.List(ctx, metav1.ListOptions{LabelSelector: "cluster.x-k8s.io/cluster-name=" + name})

@@ -28,13 +28,15 @@ type capiComponent struct {
 	// contract labels its CRDs need: template references are resolved through them
 	// (the core CRDs need none).
 	contract map[string]string
+	// provider is its name as clusterctl init labels its CRDs.
+	provider string
 }
 
 var capiComponents = []capiComponent{
-	{name: "capi-core", binary: "capi-manager", crdDir: "core", webhook: "core.yaml"},
-	{name: "capi-kubeadm-control-plane", binary: "kubeadm-control-plane-manager", crdDir: "controlplane", webhook: "controlplane.yaml",
+	{name: "capi-core", binary: "capi-manager", crdDir: "core", webhook: "core.yaml", provider: "cluster-api"},
+	{name: "capi-kubeadm-control-plane", binary: "kubeadm-control-plane-manager", crdDir: "controlplane", webhook: "controlplane.yaml", provider: "control-plane-kubeadm",
 		contract: map[string]string{"cluster.x-k8s.io/v1beta1": "v1beta1", "cluster.x-k8s.io/v1beta2": "v1beta2"}},
-	{name: "capi-kubeadm-bootstrap", binary: "kubeadm-bootstrap-manager", crdDir: "bootstrap", webhook: "bootstrap.yaml",
+	{name: "capi-kubeadm-bootstrap", binary: "kubeadm-bootstrap-manager", crdDir: "bootstrap", webhook: "bootstrap.yaml", provider: "bootstrap-kubeadm",
 		contract: map[string]string{"cluster.x-k8s.io/v1beta1": "v1beta1", "cluster.x-k8s.io/v1beta2": "v1beta2"}},
 }
 
@@ -84,7 +86,7 @@ func (e *Env) StartClusterAPI(ctx context.Context, c *Cluster) error {
 				return err
 			}
 			addLabels(o, comp.contract)
-			addLabels(o, clusterctlLabels("cluster-api"))
+			addLabels(o, clusterctlLabels(comp.provider))
 		}
 		crds = append(crds, objs...)
 	}
