@@ -13,6 +13,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -92,8 +93,11 @@ func run(m *testing.M) int {
 	}
 	crds := controlplane.BackendCRDs(logf, repoRoot)
 	// The remote management cluster serves the legacy flavour's remote environment.
+	// The remote management cluster serves the legacy flavour's Cluster Stacks tests, and
+	// the recovery's on both flavours.
+	flag.Parse()
 	management := ""
-	if flavour == flavourLegacy {
+	if flavour == flavourLegacy || recoveryPass() {
 		management = managementClusterName
 	}
 	// The project is installed as docs/install.md has a platform install it air-gapped:

@@ -60,9 +60,10 @@ type recoveryCluster struct {
 // (edited meanwhile), the backup where docs/recovery.md says one is needed, and the team's
 // manifests from the same directory, as a GitOps tool applies them. The function looks for
 // the natives before it manages them: the Shoot in the real gardener-apiserver, the Cluster
-// in the remote management cluster where the real Cluster API managers run (legacy flavour),
-// found by name and read back from what runs; the Magnum cluster, which provider-openstack
-// finds only by its UUID, from the backup kubectl scs backup wrote. Every cluster is managed
+// in the remote management cluster where the real Cluster API managers run, found by name
+// and read back from what runs; the Cluster in Crossplane's own cluster from clusterctl's
+// backup, restored first; the Magnum cluster, which provider-openstack finds only by its
+// UUID, from the backup kubectl scs backup wrote. Every cluster is managed
 // again with the same native objects (UIDs and specs unchanged), none created twice (the
 // Magnum stand-in counts creates), its kubeconfig delivered again, and the environment's
 // edit reaches none of them.
@@ -76,8 +77,9 @@ func TestRecovery(t *testing.T) {
 	if flavour == flavourMigration {
 		t.Skip("the recovery runs on the legacy and namespaced flavours")
 	}
-	if run := flag.Lookup("test.run").Value.String(); run != "^TestRecovery$" {
-		t.Skipf("skipped: TestRecovery destroys the control plane the other tests share; run it alone with -run '^TestRecovery$' (make e2e does), not with -run %q", run)
+	if !recoveryPass() {
+		t.Skipf("skipped: TestRecovery destroys the control plane the other tests share; run it alone with -run '^TestRecovery$' (make e2e does), not with -run %q",
+			flag.Lookup("test.run").Value.String())
 	}
 	ctx := testContext(t)
 	if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: recoveryNamespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -89,7 +91,7 @@ func TestRecovery(t *testing.T) {
 		{backend: backendsim.BackendMagnum, example: "magnum-regionone.yaml", environment: "magnum-recovery", claim: "billing",
 			spec: magnumSpec("1.34", "SCS-4V-8", true), edit: []any{"magnum.keypair", "another-keypair"}},
 	}
-	if flavour == flavourLegacy && clusterStackErr == nil {
+	if mgmt != nil && clusterStackErr == nil {
 		spec := clusterStackSpec("1.34", 1)
 		spec["nodePools"] = spec["nodePools"].([]any)[:1]
 		clusters = append(clusters, &recoveryCluster{backend: backendsim.BackendClusterStack, example: "clusterstack-remote.yaml",
@@ -247,7 +249,7 @@ func TestRecovery(t *testing.T) {
 	// is not imported.
 	for _, c := range clusters {
 		if c.local {
-			continue // the remote Cluster (legacy) shows a Cluster API cluster's import
+			continue // the remote Cluster shows a Cluster API cluster's import
 		}
 		if c.backend == backendsim.BackendMagnum {
 			importOutsideMagnum(ctx, t, cli, sim, c)
@@ -306,6 +308,7 @@ func importOutside(ctx context.Context, t *testing.T, cli *kubectlSCS, c *recove
 	waitClaimIn(ctx, t, faultDeadline, recoveryNamespace, claimName, "adopted", recovered(c))
 	measure(t, "imported SCSCluster applied -> refused until handed over; handed over -> adopted ("+c.backend+")", start)
 	assertUntouched(t, created, mustGet(ctx, t, ri, name))
+	previewsNoChange(ctx, t, cli, claim)
 
 	// The recovered cluster's native object carries its own cluster's identity: not imported.
 	cli.offline(ctx, "import", "-f", file("other.yaml", mustGet(ctx, t, ri, c.native)), "--environment", envFile, "--in", c.environment,
@@ -388,10 +391,18 @@ func importOutsideMagnum(ctx context.Context, t *testing.T, cli *kubectlSCS, sim
 	if now := sim.MagnumCreates("ClusterV1"); now != creates {
 		t.Errorf("the Magnum stand-in was asked to create %d clusters, %d before the adoption: it made another one", now, creates)
 	}
+	previewsNoChange(ctx, t, cli, claim)
 
 	// The recovered cluster's ClusterV1 carries its own cluster's identity: not imported.
 	cli.offline(ctx, "import", "-f", writeManifest(t, dir, "other.yaml", ownV1), "--environment", envFile, "--in", c.environment,
 		"--name", "other", "-n", recoveryNamespace).want(t, cliExitRefused, "TakeoverRefused", "belongs to another cluster")
+}
+
+// previewsNoChange fails unless kubectl scs diff, against the control plane, says the
+// applied import changes nothing (exit 0).
+func previewsNoChange(ctx context.Context, t *testing.T, cli *kubectlSCS, claim *unstructured.Unstructured) {
+	t.Helper()
+	runIn(ctx, cli, recoveryNamespace, "diff", "-f", writeManifest(t, t.TempDir(), "imported.yaml", claim)).want(t, 0)
 }
 
 // waitTakeoverRefused waits until the recovery namespace's claim is refused until its natives
@@ -576,6 +587,9 @@ func runIn(ctx context.Context, c *kubectlSCS, namespace string, args ...string)
 	return c.exec(c.command(ctx, false, append(args, "--kubeconfig", cp.Kubeconfig, "-n", namespace)...), args, false)
 }
 
+// recoveryPass says the run is TestRecovery's own pass (-run '^TestRecovery$').
+func recoveryPass() bool { return flag.Lookup("test.run").Value.String() == "^TestRecovery$" }
+
 // localClusterNamespace is where a local Cluster of the recovery lives: the environment's
 // namespace in the legacy flavour, the composite's own in the namespaced one.
 func localClusterNamespace() string {
@@ -598,15 +612,21 @@ func backupClusterAPI(ctx context.Context, t *testing.T, sim *backendsim.Simulat
 	if flavour == flavourNamespaced {
 		composite = claimsIn(recoveryNamespace)
 	}
-	pause := func(paused string) {
-		t.Helper()
+	pause := func(ctx context.Context, paused string) error {
 		patch := fmt.Sprintf(`{"metadata":{"annotations":{"crossplane.io/paused":%s}}}`, paused)
-		if _, err := composite.Patch(ctx, xr, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-			t.Fatalf("pausing composite %s: %v", xr, err)
-		}
+		_, err := composite.Patch(ctx, xr, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		return err
 	}
-	pause(`"true"`)
-	t.Cleanup(func() { pause("null") }) // also when the backup fails: the cleanup deletes it
+	if err := pause(ctx, `"true"`); err != nil {
+		t.Fatalf("pausing composite %s: %v", xr, err)
+	}
+	// Unpaused also when the backup fails, so that the cleanup can delete it; after the
+	// loss there is nothing to unpause.
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = pause(ctx, "null")
+	})
 	waitFor(ctx, t, deadline, "composite "+xr+" paused", func(ctx context.Context) (bool, error) {
 		o, err := composite.Get(ctx, xr, metav1.GetOptions{})
 		if err != nil {
@@ -628,7 +648,9 @@ func backupClusterAPI(ctx context.Context, t *testing.T, sim *backendsim.Simulat
 		t.Fatalf("taking the composite's owner reference off Cluster %s: %v", native, err)
 	}
 	clusterctl(ctx, t, "move", "--kubeconfig", cp.Kubeconfig, "-n", localClusterNamespace(), "--to-directory", dir)
-	pause("null")
+	if err := pause(ctx, "null"); err != nil {
+		t.Fatalf("unpausing composite %s: %v", xr, err)
+	}
 }
 
 // restoreClusterAPI is clusterctl move --from-directory into the new control plane, before
