@@ -158,10 +158,17 @@ func environmentEdits(ctx context.Context, t *testing.T, names []string, g, c, m
 			return nil
 		})
 	}
-	shoot, err := g.native.Get(ctx, g.name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The Shoot lives in the garden: provider-kubernetes applies its Object's new manifest on
+	// the Object's next reconcile, after the composite recorded the adoption.
+	var shoot *unstructured.Unstructured
+	waitFor(ctx, t, deadline, "Shoot "+g.name+" with the adopted load balancer provider", func(ctx context.Context) (bool, error) {
+		var err error
+		if shoot, err = g.native.Get(ctx, g.name, metav1.GetOptions{}); err != nil {
+			return false, err
+		}
+		got := str(shoot, "spec", "provider", "controlPlaneConfig", "loadBalancerProvider")
+		return got == editedLoadBalancer, fmt.Errorf("load balancer provider %q", got)
+	})
 	if got := str(shoot, "spec", "provider", "controlPlaneConfig", "loadBalancerProvider"); got != editedLoadBalancer {
 		t.Errorf("the Shoot's load balancer provider is %q after the adoption, want %q", got, editedLoadBalancer)
 	}
