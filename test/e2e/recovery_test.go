@@ -733,8 +733,11 @@ func machinesJoined(ctx context.Context, native string) (bool, error) {
 		if !found {
 			mds, err := cp.Dynamic.Resource(machineDeploymentGVR).Namespace(ns).List(ctx, metav1.ListOptions{
 				LabelSelector: "cluster.x-k8s.io/cluster-name=" + native + ",topology.cluster.x-k8s.io/deployment-name=" + name})
-			if err != nil || len(mds.Items) != 1 {
-				return false, fmt.Errorf("the MachineDeployment of pool %s: %d, %v", name, len(mds.Items), err)
+			if err != nil {
+				return false, err
+			}
+			if len(mds.Items) != 1 {
+				return false, fmt.Errorf("%d MachineDeployments of pool %s", len(mds.Items), name)
 			}
 			if replicas, found, _ = unstructured.NestedInt64(mds.Items[0].Object, "spec", "replicas"); !found {
 				return false, fmt.Errorf("the MachineDeployment of pool %s has no replicas yet", name)

@@ -66,17 +66,16 @@ func (s *Simulator) clusterAPI(ctx context.Context, namespace, name string) erro
 		return err
 	}
 	s.recordSignIn(w, "cluster/"+namespace+"/"+name, jwt)
-	if s.held(namespace, name) {
-		if s.NodesJoin {
-			return s.nodesJoin(ctx, namespace, name)
-		}
-		return nil
-	}
-	if paused, _, _ := unstructured.NestedBool(c.Object, "spec", "paused"); paused && c.GetAnnotations()[annotationPaused] != "" {
+	held := s.held(namespace, name)
+	paused, _, _ := unstructured.NestedBool(c.Object, "spec", "paused")
+	if held || (paused && c.GetAnnotations()[annotationPaused] != "") {
 		if s.NodesJoin {
 			if err := s.nodesJoin(ctx, namespace, name); err != nil {
 				return err
 			}
+		}
+		if held {
+			return nil
 		}
 		_, err := ReportAvailable(ctx, s.Crossplane.Dynamic, c)
 		return err
