@@ -27,8 +27,10 @@ type kept struct {
 
 // keepSettings returns a copy of env with each setting at the value record (the status')
 // keeps, and what it kept. A setting without a record, or one that follows, takes the
-// environment's value; adopt takes every value but those EffectRefused.
-func keepSettings(env *Environment, settings []Setting, record map[string]string, minor string, adopt bool) (*Environment, kept, error) {
+// environment's value; adopt takes every value but those EffectRefused. patches, for a
+// cluster with automatic patch updates, moves a setting with PatchOf to a newer patch of the
+// minor when the cluster's maintenance lets it start.
+func keepSettings(env *Environment, settings []Setting, record map[string]string, minor string, adopt bool, patches *Maintenance) (*Environment, kept, error) {
 	out := *env
 	out.Environment = *env.DeepCopy()
 	k := kept{record: make(map[string]string, len(settings))}
@@ -45,6 +47,17 @@ func keepSettings(env *Environment, settings []Setting, record map[string]string
 		case !ok || was == now:
 		case adopt && s.Change.Effect != EffectRefused:
 			k.adopted = append(k.adopted, fmt.Sprintf("%s: %s -> %s (%s)", path, shownSetting(was), shownSetting(now), s.Change.Effect))
+		case patches != nil && newerPatch(s, was, now):
+			from, to := s.PatchOf(was), s.PatchOf(now)
+			if patches.MayStart(kaasv1alpha1.UpdateKubernetesPatch, from, to) {
+				break // the cluster's own patch update, in its window
+			}
+			k.changes = append(k.changes, fmt.Sprintf("%s: the cluster stays on %s until its maintenance window, then moves to %s (UpdatePlanned)",
+				path, shownSetting(was), shownSetting(now)))
+			if err := setSetting(&out, path, was); err != nil {
+				return nil, k, Unreadable(fmt.Errorf("the value status.backend.pinned records for %s cannot be kept: %w", path, err))
+			}
+			now = was
 		default:
 			if adopt {
 				k.refused = append(k.refused, fmt.Sprintf("%s stays on %s, not %s: %s", path, shownSetting(was), shownSetting(now), s.Change.Note))
@@ -70,6 +83,17 @@ func adoption(c ChangeEffect) string {
 }
 
 // shownSetting is a setting's value as messages show it.
+// newerPatch says whether now runs a newer patch of the same minor than was, for a setting
+// that names one (Setting.PatchOf).
+func newerPatch(s Setting, was, now string) bool {
+	if s.PatchOf == nil {
+		return false
+	}
+	a, errA := ParseVersion(s.PatchOf(was))
+	b, errB := ParseVersion(s.PatchOf(now))
+	return errA == nil && errB == nil && a.HasPatch() && b.HasPatch() && a.SameMinor(b) && b.Patch > a.Patch
+}
+
 func shownSetting(v string) string {
 	if v == "" {
 		return "(unset)"
@@ -221,6 +245,18 @@ func Delivered(in Input) map[string][]byte {
 		}
 	}
 	return out
+}
+
+// keepRunningVersion keeps the version a cluster that exists last reported while its
+// backend reports none (its native not observed yet, as after a restore): the updates it
+// makes on its own start from that version, in its window, never from nothing at once.
+func keepRunningVersion(obs *Observation, previous *kaasv1alpha1.ClusterStatus) *Observation {
+	if obs.Status.Kubernetes != nil || previous.Kubernetes == nil || previous.Backend == nil || !previous.Backend.Created {
+		return obs
+	}
+	out := *obs
+	out.Status.Kubernetes = previous.Kubernetes.DeepCopy()
+	return &out
 }
 
 // keepDelivered makes what was delivered the memory of the connection details: a new

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -84,7 +86,7 @@ func TestKeepSettings(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			before := *tc.env
 			before.Environment = *tc.env.DeepCopy()
-			got, k, err := keepSettings(tc.env, settings, tc.kept, "1.34", tc.adopt)
+			got, k, err := keepSettings(tc.env, settings, tc.kept, "1.34", tc.adopt, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -314,5 +316,54 @@ func TestUnknownObservation(t *testing.T) {
 	// Nothing was ever written: it is provisioning.
 	if got := unknownObservation(rendered, &kaasv1alpha1.ClusterStatus{}, []string{"fake-cluster"}).Status.Phase; got != kaasv1alpha1.PhaseProvisioning {
 		t.Errorf("phase %s, want Provisioning", got)
+	}
+}
+
+// TestKeepSettingsMovesToANewerPatchInTheWindow: with automatic patch updates, a cluster
+// moves to its minor's template when the environment points the minor at a newer patch, in
+// its window only; another template of the same patch is kept until adopted, as every edit.
+func TestKeepSettingsMovesToANewerPatchInTheWindow(t *testing.T) {
+	const path = "data.magnum.templates[kubernetesVersion=1.34]"
+	tpl := func(id, tag string) string {
+		return `{"kubernetesVersion":"1.34","id":"` + id + `","kubeTag":"` + tag + `"}`
+	}
+	env := &Environment{Name: "regionone", Environment: envv1alpha1.Environment{Magnum: &envv1alpha1.Magnum{
+		Templates: []envv1alpha1.MagnumTemplate{{KubernetesVersion: "1.34", ID: "t2", KubeTag: "v1.34.8"}}}}}
+	patchOf := func(v string) string {
+		var m struct{ KubeTag string }
+		_ = json.Unmarshal([]byte(v), &m)
+		return m.KubeTag
+	}
+	withPatches := magnumTemplate
+	withPatches.PatchOf = patchOf
+	window := &kaasv1alpha1.MaintenanceSpec{Window: &kaasv1alpha1.MaintenanceWindow{Begin: "020000+0000", End: "030000+0000"}}
+	cases := map[string]struct {
+		now         time.Time
+		kept        string
+		want        string
+		wantChanges []string
+	}{
+		"OutsideTheWindowKept": {now: at("14:00"), kept: tpl("t", "v1.34.7"), want: tpl("t", "v1.34.7"),
+			wantChanges: []string{path + `: the cluster stays on ` + tpl("t", "v1.34.7") + ` until its maintenance window, then moves to ` + tpl("t2", "v1.34.8") + ` (UpdatePlanned)`}},
+		"InsideTheWindowTaken": {now: at("02:10"), kept: tpl("t", "v1.34.7"), want: tpl("t2", "v1.34.8")},
+		"TheSamePatchIsNotAnUpdateOfItsOwn": {now: at("02:10"), kept: tpl("t", "v1.34.8"), want: tpl("t", "v1.34.8"),
+			wantChanges: []string{path + `: the cluster stays on ` + tpl("t", "v1.34.8") + `; the environment names ` + tpl("t2", "v1.34.8") + ` now, which applies to new clusters (adopting it: control plane rolls)`}},
+		"AnOlderPatchIsNotAnUpdate": {now: at("02:10"), kept: tpl("t", "v1.34.9"), want: tpl("t", "v1.34.9"),
+			wantChanges: []string{path + `: the cluster stays on ` + tpl("t", "v1.34.9") + `; the environment names ` + tpl("t2", "v1.34.8") + ` now, which applies to new clusters (adopting it: control plane rolls)`}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := NewMaintenance(tc.now, &kaasv1alpha1.ClusterSpec{Maintenance: window}, env, Identity{Name: "shop"}, nil)
+			_, k, err := keepSettings(env, []Setting{withPatches}, map[string]string{path: tc.kept}, "1.34", false, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(map[string]string{path: tc.want}, k.record); diff != "" {
+				t.Errorf("record (-want, +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantChanges, k.changes); diff != "" {
+				t.Errorf("changes (-want, +got):\n%s", diff)
+			}
+		})
 	}
 }

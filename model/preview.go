@@ -29,6 +29,40 @@ type Preview struct {
 	Addons []AddonChange `json:"addons,omitempty"`
 	// Objects are the native objects that change, in the order of the rendering.
 	Objects []ObjectDiff `json:"objects,omitempty"`
+	// Maintenance is how the edit moves the update the cluster plans on its own (an edit
+	// of its window or its purpose, say); nil when it does not.
+	Maintenance *MaintenanceMove `json:"maintenance,omitempty"`
+}
+
+// MaintenanceMove is the update a cluster plans on its own, before and after an edit.
+type MaintenanceMove struct {
+	// Before and After say the update and when it starts, or that none is planned.
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// Summary is the move in one line.
+func (m MaintenanceMove) Summary() string {
+	return "its own update: " + m.Before + "; with the edit: " + m.After
+}
+
+// maintenanceMove compares what two renders of a cluster plan on their own.
+func maintenanceMove(before, after *kaasv1alpha1.MaintenanceStatus) *MaintenanceMove {
+	b, a := plannedSummary(before), plannedSummary(after)
+	if a == b {
+		return nil
+	}
+	return &MaintenanceMove{Before: b, After: a}
+}
+
+func plannedSummary(m *kaasv1alpha1.MaintenanceStatus) string {
+	switch {
+	case m == nil || (m.Planned == nil && m.InProgress == nil):
+		return "none planned"
+	case m.InProgress != nil && m.Planned == nil:
+		return "rolling " + m.InProgress.Message
+	}
+	return m.Planned.Message
 }
 
 // AddonChange is an add-on an edit installs on the cluster or removes from it.
@@ -234,7 +268,7 @@ const (
 
 // Changes reports whether applying the edit would change anything; a refusal does not.
 func (p *Preview) Changes() bool {
-	return p.Refused == nil && (len(p.Objects) > 0 || len(p.Edits) > 0 || len(p.Settings) > 0 || len(p.Addons) > 0)
+	return p.Refused == nil && (len(p.Objects) > 0 || len(p.Edits) > 0 || len(p.Settings) > 0 || len(p.Addons) > 0 || p.Maintenance != nil)
 }
 
 // PreviewEdit compares the renders of a cluster now and edited (or the refusal editErr),
@@ -247,6 +281,7 @@ func PreviewEdit(current, edited *Output, editErr error) *Preview {
 	}
 	p.Objects = diffRenderings(current.Rendering.Resources, edited.Rendering.Resources)
 	p.Addons = addonChanges(current.Status.Addons, edited.Status.Addons)
+	p.Maintenance = maintenanceMove(current.Status.Maintenance, edited.Status.Maintenance)
 	nodes := map[string]*int32{}
 	for _, np := range current.Status.NodePools {
 		nodes[np.Name] = np.Replicas

@@ -35,6 +35,10 @@ type Input struct {
 	// ConnectionDetails are the legacy composite's connection details as Crossplane last
 	// published them: what its claim's Secret holds. Secret: never log them.
 	ConnectionDetails map[string][]byte
+
+	// upgradeRefused is why validation or the backend refused the upgrade of an expired
+	// minor this call started: tried again without it, the cluster stays as it is.
+	upgradeRefused string
 }
 
 // Output is the result of one Reconcile.
@@ -146,16 +150,13 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 		return out, nil
 	}
 	out.Complete = true
-	// Validate: the create rules and the update rules.
-	if err := validateSpec(in.Cluster, req, env, kept.created); err != nil {
-		return nil, err
+	rendering, obs, err := validateAndTranslate(in, req, env, backend, kept.created)
+	if err != nil && kept.endOfLife.Started {
+		// The upgrade of an expired minor is refused: the cluster stays as it is, and its
+		// UpdatePlanned condition says why.
+		in.upgradeRefused = Truncate(err.Error())
+		return r.Reconcile(in)
 	}
-	// Resolve who may reach the API server, the issuer's CA read, for every backend alike.
-	if req.Access, err = ResolveAccess(req, in.Required); err != nil {
-		return nil, err
-	}
-	// Translate: the backend renders and observes.
-	rendering, obs, err := translate(backend, in.Cluster, req, env)
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +190,21 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 		out.Conditions = append(out.Conditions, *addonsReady)
 	}
 	return out, nil
+}
+
+// validateAndTranslate checks the defaulted spec against the create and update rules,
+// resolves who may reach the API server (the issuer's CA read, for every backend alike),
+// and has the backend render and observe.
+func validateAndTranslate(in Input, req *Request, env *Environment, backend Backend, created bool) (*Rendering, *Observation, error) {
+	if err := validateSpec(in.Cluster, req, env, created); err != nil {
+		return nil, nil, err
+	}
+	access, err := ResolveAccess(req, in.Required)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Access = access
+	return translate(backend, in.Cluster, req, env)
 }
 
 // admit checks the composite's annotations and reads its tenant and the EnvironmentConfigs.
@@ -253,8 +269,9 @@ func pinnedBackend(xr *kaasv1alpha1.XSCSCluster) kaasv1alpha1.BackendStatus {
 type recalled struct {
 	settings []Setting
 	kept
-	adoption string
-	created  bool
+	adoption  string
+	created   bool
+	endOfLife endOfLife
 }
 
 // recall makes the backend's Request: the environment with the settings the cluster keeps,
@@ -276,11 +293,6 @@ func recall(in Input, env *Environment, backend Backend) (*Request, recalled, er
 		maps.Copy(record, pinned.Placement)
 		maps.Copy(record, pinned.Pinned)
 	}
-	keptEnv, k, err := keepSettings(env, r.settings, record, minorOf(xr.Spec.Kubernetes.Version), adopting)
-	if err != nil {
-		return nil, r, err
-	}
-	r.kept = k
 	defaulted := xr.Status.Defaulted
 	if adopting {
 		r.adoption = adopt
@@ -288,11 +300,33 @@ func recall(in Input, env *Environment, backend Backend) (*Request, recalled, er
 	}
 	cluster := *xr
 	cluster.Spec = Default(xr.Spec, env, defaulted)
+	// Maintain: the updates the cluster makes on its own start in its window only; an
+	// expired minor is upgraded in it, and stays upgraded.
+	maintenance := NewMaintenance(in.Now, &cluster.Spec, env, IdentityOf(xr), xr.Status.Maintenance)
+	r.endOfLife = upgradeExpired(&cluster.Spec, env, maintenance, xr.Status.Maintenance, runningVersion(xr), in.upgradeRefused)
+	cluster.Spec.Kubernetes.Version = r.endOfLife.Version
+	var patches *Maintenance
+	if au := cluster.Spec.Maintenance.AutoUpdate; au != nil && au.KubernetesPatch != nil && *au.KubernetesPatch {
+		patches = maintenance
+	}
+	keptEnv, k, err := keepSettings(env, r.settings, record, minorOf(cluster.Spec.Kubernetes.Version), adopting, patches)
+	if err != nil {
+		return nil, r, err
+	}
+	r.kept = k
 	rec := Defaulted(&xr.Spec, &cluster.Spec)
 	rec.Maintenance = maintenanceRecord(xr.Spec.Maintenance, maintenanceDefaults(env, defaulted))
 	rec.Access = accessRecord(xr.Spec.Access, accessDefaults(env, defaulted))
 	return &Request{Cluster: &cluster, NativeName: clusterName(xr, backend, keptEnv, in.Observed), Identity: IdentityOf(xr),
-		Environment: keptEnv, Defaulted: rec, Observed: in.Observed, Required: in.Required, Options: in.Options}, r, nil
+		Environment: keptEnv, Defaulted: rec, Observed: in.Observed, Required: in.Required, Options: in.Options, Maintenance: maintenance}, r, nil
+}
+
+// runningVersion is the version the cluster's status last reported; empty when none.
+func runningVersion(xr *kaasv1alpha1.XSCSCluster) string {
+	if xr.Status.Kubernetes == nil {
+		return ""
+	}
+	return xr.Status.Kubernetes.Version
 }
 
 // minorOf is the minor of a version (1.34 of 1.34.2); the version itself when it is none.
@@ -371,6 +405,7 @@ func (r *Registry) keep(in Input, req *Request, rendering *Rendering, obs *Obser
 		obs = unknownObservation(obs, &in.Cluster.Status, unobserved)
 	}
 	obs = keepDelivered(obs, Delivered(in))
+	obs = keepRunningVersion(obs, &in.Cluster.Status)
 	// The people's kubeconfig, made from what was delivered, goes into the Secret too.
 	withPeople := *obs
 	withPeople.ConnectionDetails = withOIDCKubeconfig(req, obs.ConnectionDetails)
@@ -426,6 +461,10 @@ func observe(out *Output, in Input, req *Request, env *Environment, kept recalle
 	}
 	o, more := sharedConditions(obs, env, spec, &out.Status, changes, syncedCondition(rendering.Resources, in.Observed), out.KubeconfigExpires, in.Now)
 	out.Observation = o
+	out.Events = append(out.Events, more...)
+	status, planned, more := maintenanceStatus(req.Maintenance, in.Cluster.Status.Maintenance, kept.endOfLife, out.Status.Kubernetes)
+	out.Status.Maintenance = status
+	o.Conditions = append(o.Conditions, planned)
 	out.Events = append(out.Events, more...)
 	out.Conditions, out.Events = compositeConditions(env, &out.Status, o.Conditions, rendering.Unsupported, out.Events)
 }

@@ -32,6 +32,9 @@ type Request struct {
 	// render it instead of spec.access.
 	Access  Access
 	Options Options
+	// Maintenance says when the updates the cluster makes on its own may start: a backend
+	// asks it (MayStart) before it moves to a newer patch it was not asked for.
+	Maintenance *Maintenance
 }
 
 // ZonesDefaulted says whether the zones of a pool came from the environment, not the user.

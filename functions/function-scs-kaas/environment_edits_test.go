@@ -385,6 +385,7 @@ func previewOf(t *testing.T, current, edited *fnv1.RunFunctionRequest) *model.Pr
 	if err != nil {
 		t.Fatal(err)
 	}
+	in.Now = testNow // the function's clock, as run has it
 	p, err := input.Preview(all.Registry(), in, next.Cluster, noFetch)
 	if err != nil {
 		t.Fatal(err)

@@ -78,6 +78,10 @@ type runFacts struct {
 	kubeconfigKnown bool
 	kubeconfigLeft  time.Duration
 	notReadyFor     time.Duration
+	// plannedKind is the kind of update the cluster plans on its own, plannedIn how long
+	// until it may start; empty: none.
+	plannedKind string
+	plannedIn   time.Duration
 }
 
 // runFunction answers one request, and says what the metrics record of it.
@@ -121,6 +125,9 @@ func (f *Function) runFunction(req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionR
 		facts.kubeconfigKnown, facts.kubeconfigLeft = true, out.KubeconfigExpires.Sub(in.Now)
 	}
 	facts.notReadyFor = notReadyFor(req, in.Now)
+	if m := out.Status.Maintenance; m != nil && m.Planned != nil && m.Planned.NotBefore != nil {
+		facts.plannedKind, facts.plannedIn = string(m.Planned.Kind), m.Planned.NotBefore.Sub(in.Now)
+	}
 	return rsp, facts
 }
 

@@ -18,6 +18,7 @@ const (
 	metricDesiredResources = "scs_kaas_function_desired_resources_total"
 	metricKubeconfigExpiry = "scs_kaas_function_kubeconfig_remaining_seconds"
 	metricNotReady         = "scs_kaas_function_not_ready_seconds"
+	metricUpdatePlanned    = "scs_kaas_function_update_planned_seconds"
 )
 
 // Values of the backend label besides the backends' types: a call refused before a backend
@@ -36,6 +37,7 @@ type metrics struct {
 	// Observed once per call: the alerts count calls by bucket (package/monitoring).
 	kubeconfig *prometheus.HistogramVec
 	notReady   *prometheus.HistogramVec
+	planned    *prometheus.HistogramVec
 }
 
 func newMetrics() *metrics {
@@ -67,10 +69,16 @@ func newMetrics() *metrics {
 			// Five minutes to a day: creation takes minutes; half an hour is an alert.
 			Buckets: []float64{300, 900, 1800, 3600, 6 * 3600, 86400},
 		}, []string{"backend"}),
+		planned: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: metricUpdatePlanned,
+			Help: "Time until an update the cluster plans on its own may start (its window, its wave), observed on every call on a cluster that plans one, by backend and kind (KubernetesPatch, EndOfLifeUpgrade).",
+			// Within an hour, a day, three days (a wave), a week.
+			Buckets: []float64{3600, 86400, 3 * 86400, 7 * 86400},
+		}, []string{"backend", "kind"}),
 	}
 	// What the default registry carries, which the SDK serves without one of the function's.
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.duration, m.results, m.resources, m.kubeconfig, m.notReady)
+		m.duration, m.results, m.resources, m.kubeconfig, m.notReady, m.planned)
 	return m
 }
 
@@ -90,5 +98,8 @@ func (m *metrics) observe(start time.Time, rsp *fnv1.RunFunctionResponse, facts 
 	}
 	if facts.notReadyFor > 0 {
 		m.notReady.WithLabelValues(backend).Observe(facts.notReadyFor.Seconds())
+	}
+	if facts.plannedKind != "" {
+		m.planned.WithLabelValues(backend, facts.plannedKind).Observe(max(0, facts.plannedIn.Seconds()))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -37,8 +38,15 @@ func lastApplied(t testing.TB, desired *fnv1.Resource, name string) map[string]a
 
 func run(t testing.TB, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
 	t.Helper()
-	return runWith(t, NewFunction(logging.NewNopLogger()), req)
+	fn := NewFunction(logging.NewNopLogger())
+	// The function's clock at a fixed time outside every derived maintenance window, so
+	// that what the clusters plan, and when, is the same on every run.
+	fn.now = func() time.Time { return testNow }
+	return runWith(t, fn, req)
 }
+
+// testNow is the clock of run: 3 December 2026, noon UTC.
+var testNow = time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 
 // runNew is run for a cluster whose natives are looked for before they are managed and
 // found nowhere, as Crossplane's loop ends with for a new cluster: each lookup by name

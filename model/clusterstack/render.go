@@ -2,6 +2,7 @@ package clusterstack
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -62,8 +63,64 @@ func resolveRelease(req *model.Request, rels []release, known bool, observed *cl
 	if observed != nil {
 		running = observed.Spec.Topology.ClassRef.Name
 	}
-	rel, err := chooseRelease(req.Environment.ClusterStack, rels, spec.Kubernetes.Version, *spec.Maintenance.AutoUpdate.KubernetesPatch, running)
-	return rel, false, err
+	autoPatch := *spec.Maintenance.AutoUpdate.KubernetesPatch
+	rel, err := chooseRelease(req.Environment.ClusterStack, rels, spec.Kubernetes.Version, autoPatch, running)
+	if err != nil || !autoPatch {
+		return rel, false, err
+	}
+	// A newer release of the minor the Cluster runs is the cluster's own update: it starts
+	// in the cluster's maintenance window. Another minor is the team's edit, applied at once.
+	current, ok := currentRelease(req, rels, observed)
+	if !ok || current.Class == rel.Class {
+		return rel, false, nil
+	}
+	if have, err := model.ParseVersion(current.KubernetesVersion); err != nil || !have.SameMinor(rel.Minor) {
+		return rel, false, nil
+	}
+	from, to := current.KubernetesVersion, rel.KubernetesVersion
+	if from == to {
+		from, to = current.Class, rel.Class // another release of the same patch: its images
+	}
+	if req.Maintenance.MayStart(kaasv1alpha1.UpdateKubernetesPatch, from, to) {
+		return rel, false, nil
+	}
+	return current, false, nil
+}
+
+// currentRelease is the release the cluster runs: the observed Cluster's (as listed, else
+// as the Cluster names it), else for a cluster that exists but is not observed yet (found
+// again after its control plane was lost) the ready release of the version its status
+// reports. false: a new cluster.
+func currentRelease(req *model.Request, rels []release, observed *clusterv1.Cluster) (release, bool) {
+	if observed != nil {
+		for _, r := range rels {
+			if r.Class == observed.Spec.Topology.ClassRef.Name {
+				return r, true
+			}
+		}
+		return release{Class: observed.Spec.Topology.ClassRef.Name, KubernetesVersion: observed.Spec.Topology.Version}, true
+	}
+	status := req.Cluster.Status
+	if status.Backend == nil || !status.Backend.Created || status.Kubernetes == nil || status.Kubernetes.Version == "" {
+		return release{}, false
+	}
+	reported, err := model.ParseVersion(status.Kubernetes.Version)
+	if err != nil {
+		return release{}, false
+	}
+	cs := req.Environment.ClusterStack
+	var found []release
+	for _, r := range rels {
+		v, err := model.ParseVersion(r.KubernetesVersion)
+		if err == nil && v == reported && r.Ready && (cs.StackVersion == "" || r.StackVersion == cs.StackVersion) {
+			found = append(found, r)
+		}
+	}
+	if len(found) == 0 {
+		return release{}, false
+	}
+	sort.SliceStable(found, func(i, j int) bool { return newerStack(found[i].StackVersion, found[j].StackVersion) })
+	return found[0], true
 }
 
 // unsupportedFields are portable fields set on the cluster that Cluster API cannot honour

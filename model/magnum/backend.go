@@ -5,6 +5,7 @@
 package magnum
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -144,6 +145,17 @@ func template(env *model.Environment, version string) (envv1alpha1.MagnumTemplat
 	return env.Magnum.Templates[i], true
 }
 
+// templateKubeTag is the version a recorded cluster template runs (its kubeTag): a cluster
+// with automatic patch updates moves to its minor's template when the environment points
+// the minor at one with a newer patch, in its maintenance window.
+func templateKubeTag(value string) string {
+	var t envv1alpha1.MagnumTemplate
+	if json.Unmarshal([]byte(value), &t) != nil {
+		return ""
+	}
+	return t.KubeTag
+}
+
 // Settings are the settings of data.magnum that reach the managed resources, and the
 // cluster template of the cluster's minor.
 func (Backend) Settings() []model.Setting {
@@ -154,7 +166,7 @@ func (Backend) Settings() []model.Setting {
 		{Path: "data.magnum.namespace", Change: elsewhere},
 		{Path: "data.magnum.providerConfigName", Change: elsewhere},
 		{Path: "data.magnum.providerConfigKind", Change: elsewhere},
-		{Path: "data.magnum.templates[kubernetesVersion={minor}]", Change: model.ChangeEffect{Effect: model.EffectRollsControlPlane,
+		{Path: "data.magnum.templates[kubernetesVersion={minor}]", PatchOf: templateKubeTag, Change: model.ChangeEffect{Effect: model.EffectRollsControlPlane,
 			Note: "Magnum moves the control plane and the default node group to the template, as in an upgrade"}},
 		{Path: "data.magnum.keypair", Change: forceNew},
 		{Path: "data.magnum.masterFlavor", Change: forceNew},

@@ -79,6 +79,11 @@ type Environment struct {
 	// +optional
 	ArgoCD *ArgoCDRegistration `json:"argoCD,omitempty"`
 
+	// Maintenance orders the updates clusters make on their own in their maintenance
+	// windows: end-of-life upgrades, and waves by purpose (docs/operations.md#maintenance).
+	// +optional
+	Maintenance *MaintenancePolicy `json:"maintenance,omitempty"`
+
 	// Gardener configures the gardener backend.
 	// +optional
 	Gardener *Gardener `json:"gardener,omitempty"`
@@ -148,6 +153,34 @@ type Defaults struct {
 	// RootDiskGiB fills spec.nodePools[].rootDiskGiB.
 	// +optional
 	RootDiskGiB *int32 `json:"rootDiskGiB,omitempty"`
+}
+
+// MaintenancePolicy orders the updates clusters make on their own.
+type MaintenancePolicy struct {
+	// UpgradeExpiredMinors upgrades a cluster whose minor has passed its expiration date
+	// (catalog.kubernetesVersionLifecycle) to the next offered minor in its next window, as
+	// Gardener's force update does. Default true; false: such a cluster is only reported due.
+	// +optional
+	UpgradeExpiredMinors *bool `json:"upgradeExpiredMinors,omitempty"`
+
+	// Waves order automatic updates by the clusters' purpose: a cluster of a wave starts an
+	// update only its delay after it was first offered to it, in its next window after that.
+	// A purpose no wave names waits as long as the last wave. Empty: every cluster takes an
+	// update in its next window.
+	// +optional
+	Waves []MaintenanceWave `json:"waves,omitempty"`
+}
+
+// MaintenanceWave is one wave of automatic updates.
+type MaintenanceWave struct {
+	// Purposes of the clusters in this wave.
+	Purposes []kaasv1alpha1.Purpose `json:"purposes"`
+
+	// Delay is how long an update waits after it was first offered to a cluster of this
+	// wave, such as "72h": the time earlier waves have to run it and the platform to stop a
+	// bad release (docs/operations.md#waves).
+	// +optional
+	Delay metav1.Duration `json:"delay,omitempty"`
 }
 
 // AccessDefaults fill spec.access.

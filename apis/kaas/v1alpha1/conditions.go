@@ -203,9 +203,35 @@ const (
 	ReasonVersionUnknown = "VersionUnknown"
 )
 
+// ConditionUpdatePlanned is True while the cluster plans an update of its own that waits
+// for its maintenance window or its wave, the message saying what and when ("v1.34.7 ->
+// v1.34.8 in the window 02:00-03:00 UTC, from ..."); False while nothing is planned or the
+// update rolls (reason UpdateInProgress).
+const ConditionUpdatePlanned = "UpdatePlanned"
+
+// Reasons of the UpdatePlanned condition.
+const (
+	// ReasonOutsideWindow: the update waits for the cluster's next maintenance window.
+	ReasonOutsideWindow = "OutsideWindow"
+	// ReasonWaitingForWave: the update waits until the environment's wave for the cluster's
+	// purpose lets it start (data.maintenance.waves).
+	ReasonWaitingForWave = "WaitingForWave"
+	// ReasonUpdateInProgress: an update the cluster started on its own is rolling.
+	ReasonUpdateInProgress = "UpdateInProgress"
+	// ReasonNothingPlanned: the cluster runs what it would update to.
+	ReasonNothingPlanned = "NothingPlanned"
+	// ReasonNoUpgradePath: the running minor expired and cannot be upgraded on its own
+	// (no next minor offered, or the backend refuses it); it stays as it is.
+	ReasonNoUpgradePath = "NoUpgradePath"
+)
+
 // Reasons of Normal events.
 const (
 	// ReasonUpgradeStarted: the spec asks for a newer minor than the cluster runs; the
 	// backend is upgrading it.
 	ReasonUpgradeStarted = "UpgradeStarted"
+	// ReasonMaintenanceStarted: the cluster started an update of its own in its window.
+	ReasonMaintenanceStarted = "MaintenanceStarted"
+	// ReasonMaintenanceCompleted: an update the cluster started on its own has finished.
+	ReasonMaintenanceCompleted = "MaintenanceCompleted"
 )

@@ -58,6 +58,13 @@ type ClusterStatus struct {
 	// +optional
 	Offered *OfferedStatus `json:"offered,omitempty"`
 
+	// Maintenance is what the cluster updates on its own and when: the update it plans for
+	// its next maintenance window, the one rolling now, and an end-of-life upgrade it made
+	// past spec.kubernetes.version. It is also the function's memory of them.
+	//
+	// +optional
+	Maintenance *MaintenanceStatus `json:"maintenance,omitempty"`
+
 	// Defaulted records what the environment filled in for fields the spec leaves out, as it
 	// was when the cluster, or the node pool, was created. The cluster keeps these values:
 	// when the platform team later changes the environment's defaults, only new clusters and
@@ -393,3 +400,71 @@ type NodePoolStatus struct {
 	// +optional
 	Pending string `json:"pending,omitempty"`
 }
+
+// MaintenanceStatus is what the cluster updates on its own (docs/operations.md#maintenance).
+type MaintenanceStatus struct {
+	// Planned is the next update the cluster makes on its own, and when it may start.
+	//
+	// +optional
+	Planned *PlannedUpdate `json:"planned,omitempty"`
+
+	// InProgress is the update the cluster started on its own and has not finished yet; it
+	// is never cut off when the window ends.
+	//
+	// +optional
+	InProgress *PlannedUpdate `json:"inProgress,omitempty"`
+
+	// UpgradedMinor is the minor an end-of-life upgrade moved the cluster to, past the older
+	// minor spec.kubernetes.version still names; set spec.kubernetes.version to it (or a
+	// newer minor) to make the spec say what runs.
+	//
+	// +optional
+	UpgradedMinor string `json:"upgradedMinor,omitempty"`
+}
+
+// PlannedUpdate is one update the cluster makes on its own.
+type PlannedUpdate struct {
+	// Kind of update: KubernetesPatch (a newer release of the minor) or EndOfLifeUpgrade
+	// (the next minor, the running one having expired).
+	Kind UpdateKind `json:"kind"`
+
+	// From is the version the cluster runs, such as v1.34.7.
+	From string `json:"from"`
+
+	// To is the version it moves to, such as v1.34.8, or a minor such as 1.35.
+	To string `json:"to"`
+
+	// Since is when the cluster first saw the update offered: waves count from it.
+	//
+	// +optional
+	Since *metav1.Time `json:"since,omitempty"`
+
+	// NotBefore is when it may start: the next window (or the current one), and for a later
+	// wave not before its delay has passed. Set while it is planned.
+	//
+	// +optional
+	NotBefore *metav1.Time `json:"notBefore,omitempty"`
+
+	// Started is when the function started it. Set while it is in progress.
+	//
+	// +optional
+	Started *metav1.Time `json:"started,omitempty"`
+
+	// Message says it in words, such as "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC,
+	// from Sat, 05 Dec 2026 02:00 UTC".
+	Message string `json:"message"`
+}
+
+// UpdateKind is a kind of update the cluster makes on its own.
+//
+// +kubebuilder:validation:Enum=KubernetesPatch;EndOfLifeUpgrade
+type UpdateKind string
+
+// Kinds of automatic updates.
+const (
+	// UpdateKubernetesPatch moves to a newer patch of the running minor: a newer Cluster
+	// Stack release, a Magnum cluster template the environment repointed, Gardener's own.
+	UpdateKubernetesPatch UpdateKind = "KubernetesPatch"
+	// UpdateEndOfLife moves an expired minor to the next offered minor.
+	UpdateEndOfLife UpdateKind = "EndOfLifeUpgrade"
+)
