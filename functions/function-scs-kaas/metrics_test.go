@@ -63,6 +63,12 @@ func TestMetricsCountWhatTheFunctionDid(t *testing.T) {
 		metricNotReady + "_bucket{backend=clusterstack}{le=3600}":          1,
 		metricKubeconfigExpiry + "_bucket{backend=clusterstack}{le=3600}":  0,
 		metricKubeconfigExpiry + "_bucket{backend=clusterstack}{le=86400}": 1,
+		// The local Cluster Stacks clusters run v1.34.6 where v1.34.7 is offered: each plans
+		// it for its next window (derived from its identity, at night), within a day.
+		metricUpdatePlanned + "{backend=clusterstack,kind=KubernetesPatch}":                  3,
+		metricUpdatePlanned + "_bucket{backend=clusterstack,kind=KubernetesPatch}{le=3600}":  0,
+		metricUpdatePlanned + "_bucket{backend=clusterstack,kind=KubernetesPatch}{le=86400}": 3,
+		metricUpdatePlanned + "{backend=gardener,kind=KubernetesPatch}":                      0,
 	}
 	for k, v := range want {
 		if got[k] != v {
@@ -113,7 +119,7 @@ func TestOperationsDocNamesTheMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	named := 0
-	want := []string{metricRunDuration, metricResults, metricDesiredResources, metricKubeconfigExpiry, metricNotReady}
+	want := []string{metricRunDuration, metricResults, metricDesiredResources, metricKubeconfigExpiry, metricNotReady, metricUpdatePlanned}
 	for _, mf := range families {
 		if !strings.HasPrefix(mf.GetName(), "scs_kaas_") {
 			continue
