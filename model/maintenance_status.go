@@ -105,6 +105,9 @@ func maintenanceStatus(m *Maintenance, last *kaasv1alpha1.MaintenanceStatus, eol
 	case eol.Blocked != "":
 		c.Reason, c.Message = kaasv1alpha1.ReasonNoUpgradePath, eol.Blocked
 	}
+	if eol.Blocked != "" && c.Reason != kaasv1alpha1.ReasonNoUpgradePath {
+		c.Message += "; " + eol.Blocked // the other update goes on; the expired minor stays
+	}
 	if *out == (kaasv1alpha1.MaintenanceStatus{}) {
 		out = nil
 	}

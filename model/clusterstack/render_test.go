@@ -130,7 +130,7 @@ func TestRenderWarnsAboutWhatClusterAPICannotDo(t *testing.T) {
 	for _, u := range append(New().Capabilities().Warnings(&req.Cluster.Spec), r.Unsupported...) {
 		fields[u.Field] = true
 	}
-	for _, f := range []string{"spec.maintenance.window", "spec.hibernation", "spec.network.cni", "spec.nodePools[system].taints", "spec.nodePools[general].rootDiskGiB", "spec.nodePools[system].labels"} {
+	for _, f := range []string{"spec.hibernation", "spec.network.cni", "spec.nodePools[system].taints", "spec.nodePools[general].rootDiskGiB", "spec.nodePools[system].labels"} {
 		if !fields[f] {
 			t.Errorf("no warning for %s; got %+v", f, r.Unsupported)
 		}

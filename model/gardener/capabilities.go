@@ -39,7 +39,7 @@ func (Backend) Capabilities() model.Capabilities {
 				Change: model.ChangeEffect{Effect: model.EffectRefused, Note: "`networking.pods`, `services` are immutable"}},
 			model.FieldCNI: {Level: model.Honoured, Note: "`networking.type` (calico, cilium); immutable",
 				Change: model.ChangeEffect{Effect: model.EffectRefused, Note: "`networking.type` is immutable"}},
-			model.FieldMaintenanceWindow: {Level: model.Honoured, Note: "`maintenance.timeWindow`",
+			model.FieldMaintenanceWindow: {Level: model.Honoured, Note: "`maintenance.timeWindow`; the function's own upgrade of an expired minor starts in it too (without a window: Gardener assigns the Shoot one, the function's upgrade takes one derived from the cluster's identity at night)",
 				Change: model.ChangeEffect{Effect: model.EffectInPlace, Note: "`maintenance.timeWindow`"}},
 			model.FieldAutoUpdatePatch: {Level: model.Honoured, Note: "`autoUpdate.kubernetesVersion`",
 				Change: model.ChangeEffect{Effect: model.EffectInPlace, Note: "`autoUpdate.kubernetesVersion`"}},

@@ -387,7 +387,7 @@ func TestRenderWarnsAboutWhatMagnumCannotDo(t *testing.T) {
 	for _, u := range append(New().Capabilities().Warnings(&req.Cluster.Spec), r.Unsupported...) {
 		got = append(got, u.Field)
 	}
-	want := []string{"spec.nodePools[workers].labels", "spec.nodePools[workers].taints", "spec.network.nodeCIDR", "spec.maintenance.window", "spec.hibernation", "spec.network.cni"}
+	want := []string{"spec.nodePools[workers].labels", "spec.nodePools[workers].taints", "spec.network.nodeCIDR", "spec.hibernation", "spec.network.cni"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings: -want, +got:\n%s", diff)
 	}
