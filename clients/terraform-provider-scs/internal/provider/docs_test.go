@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // documented is an attribute as docs/terraform.md names it: its full path in backticks
@@ -53,8 +55,13 @@ func TestDocsNameEveryAttribute(t *testing.T) {
 	for _, n := range []string{"create", "update", "delete"} {
 		names = append(names, documented{parent: "timeouts", name: n})
 	}
-	for n := range statusAttrTypes {
+	for n, t := range statusAttrTypes {
 		names = append(names, documented{parent: "status", name: n})
+		if o, ok := t.(types.ObjectType); ok {
+			for m := range o.AttrTypes {
+				names = append(names, documented{parent: "status." + n, name: m})
+			}
+		}
 	}
 	for n := range environmentAttrTypes {
 		names = append(names, documented{name: n})

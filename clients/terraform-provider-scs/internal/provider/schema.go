@@ -106,7 +106,7 @@ const statusDescription = "The cluster's status as its backend reports it."
 func statusResourceAttribute() rschema.SingleNestedAttribute {
 	attrs := map[string]rschema.Attribute{}
 	for n, t := range statusAttrTypes {
-		attrs[n] = computedResourceAttribute(t, statusDescriptions[n])
+		attrs[n] = computedResourceAttribute(t, statusDescriptions[n], statusNestedDescriptions[n])
 	}
 	return rschema.SingleNestedAttribute{Computed: true, Attributes: attrs, Description: statusDescription}
 }
@@ -114,18 +114,25 @@ func statusResourceAttribute() rschema.SingleNestedAttribute {
 func statusDataSourceAttribute() dschema.SingleNestedAttribute {
 	attrs := map[string]dschema.Attribute{}
 	for n, t := range statusAttrTypes {
-		attrs[n] = computedDataSourceAttribute(t, statusDescriptions[n])
+		attrs[n] = computedDataSourceAttribute(t, statusDescriptions[n], statusNestedDescriptions[n])
 	}
 	return dschema.SingleNestedAttribute{Computed: true, Attributes: attrs, Description: statusDescription}
 }
 
+// statusNestedDescriptions document the attributes of the status attributes that are objects.
+var statusNestedDescriptions = map[string]map[string]string{
+	"planned_update":     updateDescriptions,
+	"update_in_progress": updateDescriptions,
+}
+
 // computedResourceAttribute and computedDataSourceAttribute are the computed attribute of
-// type t: strings, bools, lists of them and lists of objects of them, what the status holds.
+// type t: strings, bools, lists of them, objects of them and lists of objects of them, what
+// the status holds; nested describes an object's attributes.
 // The framework's resource and data source schema packages have attributes of the same
 // shapes but no common constructor, hence one function for each.
 //
 //nolint:dupl // one per schema package, see above
-func computedResourceAttribute(t attr.Type, desc string) rschema.Attribute {
+func computedResourceAttribute(t attr.Type, desc string, nested map[string]string) rschema.Attribute {
 	switch t := t.(type) {
 	case basetypes.StringType:
 		return rschema.StringAttribute{Computed: true, Description: desc}
@@ -135,18 +142,24 @@ func computedResourceAttribute(t attr.Type, desc string) rschema.Attribute {
 		if o, ok := t.ElemType.(types.ObjectType); ok {
 			attrs := map[string]rschema.Attribute{}
 			for n, at := range o.AttrTypes {
-				attrs[n] = computedResourceAttribute(at, "")
+				attrs[n] = computedResourceAttribute(at, nested[n], nil)
 			}
 			return rschema.ListNestedAttribute{Computed: true, Description: desc,
 				NestedObject: rschema.NestedAttributeObject{Attributes: attrs}}
 		}
 		return rschema.ListAttribute{Computed: true, ElementType: t.ElemType, Description: desc}
+	case types.ObjectType:
+		attrs := map[string]rschema.Attribute{}
+		for n, at := range t.AttrTypes {
+			attrs[n] = computedResourceAttribute(at, nested[n], nil)
+		}
+		return rschema.SingleNestedAttribute{Computed: true, Description: desc, Attributes: attrs}
 	}
 	panic("unsupported computed type")
 }
 
 //nolint:dupl // one per schema package, see computedResourceAttribute
-func computedDataSourceAttribute(t attr.Type, desc string) dschema.Attribute {
+func computedDataSourceAttribute(t attr.Type, desc string, nested map[string]string) dschema.Attribute {
 	switch t := t.(type) {
 	case basetypes.StringType:
 		return dschema.StringAttribute{Computed: true, Description: desc}
@@ -156,12 +169,18 @@ func computedDataSourceAttribute(t attr.Type, desc string) dschema.Attribute {
 		if o, ok := t.ElemType.(types.ObjectType); ok {
 			attrs := map[string]dschema.Attribute{}
 			for n, at := range o.AttrTypes {
-				attrs[n] = computedDataSourceAttribute(at, "")
+				attrs[n] = computedDataSourceAttribute(at, nested[n], nil)
 			}
 			return dschema.ListNestedAttribute{Computed: true, Description: desc,
 				NestedObject: dschema.NestedAttributeObject{Attributes: attrs}}
 		}
 		return dschema.ListAttribute{Computed: true, ElementType: t.ElemType, Description: desc}
+	case types.ObjectType:
+		attrs := map[string]dschema.Attribute{}
+		for n, at := range t.AttrTypes {
+			attrs[n] = computedDataSourceAttribute(at, nested[n], nil)
+		}
+		return dschema.SingleNestedAttribute{Computed: true, Description: desc, Attributes: attrs}
 	}
 	panic("unsupported computed type")
 }

@@ -9,7 +9,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"sigs.k8s.io/yaml"
 )
@@ -173,5 +176,60 @@ func compareFields(fields []field, s *jsonSchema, at string, problems *[]string)
 		if !seen[n] {
 			*problems = append(*problems, at+"."+n+": a field of the API the provider has no attribute for")
 		}
+	}
+}
+
+// TestStatusAttributesDescribed: every attribute of the status (of the resource and of the
+// data source) is computed and described, and so are the attributes of its objects, such as
+// planned_update.
+func TestStatusAttributesDescribed(t *testing.T) {
+	type shape struct {
+		Computed    bool
+		Description bool
+		Nested      map[string]shape
+	}
+	want := map[string]shape{}
+	for n, ty := range statusAttrTypes {
+		s := shape{Computed: true, Description: true}
+		if o, ok := ty.(types.ObjectType); ok {
+			s.Nested = map[string]shape{}
+			for m := range o.AttrTypes {
+				s.Nested[m] = shape{Computed: true, Description: true}
+			}
+		}
+		want[n] = s
+	}
+	for _, n := range []string{"planned_update", "update_in_progress", "upgraded_minor"} {
+		if _, ok := want[n]; !ok {
+			t.Errorf("status has no attribute %s", n)
+		}
+	}
+	ds := map[string]shape{}
+	for n, a := range statusDataSourceAttribute().Attributes {
+		s := shape{Computed: a.IsComputed(), Description: a.GetDescription() != ""}
+		if o, ok := a.(dschema.SingleNestedAttribute); ok {
+			s.Nested = map[string]shape{}
+			for m, na := range o.Attributes {
+				s.Nested[m] = shape{Computed: na.IsComputed(), Description: na.GetDescription() != ""}
+			}
+		}
+		ds[n] = s
+	}
+	if diff := cmp.Diff(want, ds); diff != "" {
+		t.Errorf("data source status (-want +got):\n%s", diff)
+	}
+	rs := map[string]shape{}
+	for n, a := range statusResourceAttribute().Attributes {
+		s := shape{Computed: a.IsComputed(), Description: a.GetDescription() != ""}
+		if o, ok := a.(rschema.SingleNestedAttribute); ok {
+			s.Nested = map[string]shape{}
+			for m, na := range o.Attributes {
+				s.Nested[m] = shape{Computed: na.IsComputed(), Description: na.GetDescription() != ""}
+			}
+		}
+		rs[n] = s
+	}
+	if diff := cmp.Diff(want, rs); diff != "" {
+		t.Errorf("resource status (-want +got):\n%s", diff)
 	}
 }

@@ -41,6 +41,29 @@ var addonAttrTypes = map[string]attr.Type{
 	"name": types.StringType, "ready": types.BoolType, "revision": types.StringType, "message": types.StringType, "retained": types.BoolType,
 }
 
+// plannedUpdateAttrTypes and updateInProgressAttrTypes are the attributes of
+// status.planned_update and status.update_in_progress: status.maintenance.planned and
+// .inProgress of the API (kaasv1alpha1.PlannedUpdate), with the time each one needs.
+var (
+	plannedUpdateAttrTypes = map[string]attr.Type{
+		"kind": types.StringType, "from": types.StringType, "to": types.StringType, "not_before": types.StringType, "message": types.StringType,
+	}
+	updateInProgressAttrTypes = map[string]attr.Type{
+		"kind": types.StringType, "from": types.StringType, "to": types.StringType, "started": types.StringType, "message": types.StringType,
+	}
+)
+
+// updateDescriptions document the attributes of plannedUpdateAttrTypes and
+// updateInProgressAttrTypes.
+var updateDescriptions = map[string]string{
+	"kind":       "KubernetesPatch (a newer release of the running minor) or EndOfLifeUpgrade (the next minor, the running one having expired).",
+	"from":       "The version the cluster runs, such as v1.34.7.",
+	"to":         "The version it moves to, such as v1.34.8, or a minor such as 1.35.",
+	"not_before": "When it may start (RFC 3339): the cluster's next maintenance window, or the current one, and for a later wave not before its delay has passed.",
+	"started":    "When it started (RFC 3339).",
+	"message":    "The update in words, such as \"v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC, from Sat, 05 Dec 2026 02:00 UTC\".",
+}
+
 // statusAttrTypes are the attributes of the computed status attribute.
 var statusAttrTypes = map[string]attr.Type{
 	"phase":               types.StringType,
@@ -52,6 +75,9 @@ var statusAttrTypes = map[string]attr.Type{
 	"backend_environment": types.StringType,
 	"backend_region":      types.StringType,
 	"next_minor":          types.StringType,
+	"planned_update":      types.ObjectType{AttrTypes: plannedUpdateAttrTypes},
+	"update_in_progress":  types.ObjectType{AttrTypes: updateInProgressAttrTypes},
+	"upgraded_minor":      types.StringType,
 	"conditions":          types.ListType{ElemType: types.ObjectType{AttrTypes: conditionAttrTypes}},
 	"addons":              types.ListType{ElemType: types.ObjectType{AttrTypes: addonAttrTypes}},
 }
@@ -67,6 +93,9 @@ var statusDescriptions = map[string]string{
 	"backend_environment": "The environment the cluster was created in.",
 	"backend_region":      "The cloud region of the cluster.",
 	"next_minor":          "The Kubernetes minor the cluster may be upgraded to next, when its environment offers one.",
+	"planned_update":      "The next update the cluster makes on its own (a newer patch of its minor, or the upgrade of an expired minor) and when it may start; null when none is planned.",
+	"update_in_progress":  "The update the cluster started on its own in its maintenance window and has not finished yet; null when none rolls. It is never cut off when the window ends.",
+	"upgraded_minor":      "The minor an end-of-life upgrade moved the cluster to, past the older minor kubernetes.version still names; set kubernetes.version to it (or a newer minor) to make the configuration say what runs. Null when there is none.",
 	"conditions":          "The conditions of the SCSCluster: Ready, Synced, Rendered, BackendReady, KubeconfigReady, AddonsReady and others.",
 	"addons":              "The add-ons on the cluster as Flux reports them: name, ready, revision (the source revision applied), message (Flux's, with its reason), retained (the catalog dropped it; it stays until disabled).",
 }
@@ -117,8 +146,30 @@ func statusValue(obj *unstructured.Unstructured) types.Object {
 		"backend_environment": s("backend", "environment"),
 		"backend_region":      s("backend", "region"),
 		"next_minor":          s("offered", "nextMinor"),
+		"planned_update":      updateValue(obj, "planned", plannedUpdateAttrTypes, "not_before", "notBefore"),
+		"update_in_progress":  updateValue(obj, "inProgress", updateInProgressAttrTypes, "started", "started"),
+		"upgraded_minor":      s("maintenance", "upgradedMinor"),
 		"conditions":          condList,
 		"addons":              addonList,
+	})
+	return v
+}
+
+// updateValue is status.maintenance.<field> of obj (a kaasv1alpha1.PlannedUpdate) as an
+// object of attribute types t, whose time attribute timeAttr is the update's timeField (an
+// RFC 3339 string, null when not set); null when the status has no such update.
+func updateValue(obj *unstructured.Unstructured, field string, t map[string]attr.Type, timeAttr, timeField string) types.Object {
+	m, ok, _ := unstructured.NestedMap(obj.Object, "status", "maintenance", field)
+	if !ok || m == nil {
+		return types.ObjectNull(t)
+	}
+	str := func(k string) types.String { s, _ := m[k].(string); return types.StringValue(s) }
+	when := types.StringNull()
+	if s, ok := m[timeField].(string); ok && s != "" {
+		when = types.StringValue(s)
+	}
+	v, _ := types.ObjectValue(t, map[string]attr.Value{
+		"kind": str("kind"), "from": str("from"), "to": str("to"), timeAttr: when, "message": str("message"),
 	})
 	return v
 }

@@ -150,6 +150,14 @@ func TestStatusValue(t *testing.T) {
 		"kubernetes":   map[string]any{"version": "1.34.2"},
 		"backend":      map[string]any{"type": "gardener", "name": "dev-abc123", "environment": "gardener-regionone", "region": "RegionOne"},
 		"offered":      map[string]any{"nextMinor": "1.35"},
+		"maintenance": map[string]any{
+			"planned": map[string]any{"kind": "EndOfLifeUpgrade", "from": "v1.34.2", "to": "1.35",
+				"since": "2026-12-01T10:00:00Z", "notBefore": "2026-12-05T02:00:00Z",
+				"message": "v1.34.2 -> 1.35 in the window 02:00-03:00 UTC, from Sat, 05 Dec 2026 02:00 UTC"},
+			"inProgress": map[string]any{"kind": "KubernetesPatch", "from": "v1.34.1", "to": "v1.34.2",
+				"since": "2026-11-20T10:00:00Z", "started": "2026-11-28T02:00:05Z", "message": "v1.34.1 -> v1.34.2 in the window 02:00-03:00 UTC"},
+			"upgradedMinor": "1.34",
+		},
 		"addons": []any{
 			map[string]any{"name": "hello", "ready": true, "revision": "1@sha256:2a"},
 			map[string]any{"name": "web", "ready": false, "message": "False (HealthCheckFailed): timeout", "retained": true},
@@ -165,6 +173,13 @@ func TestStatusValue(t *testing.T) {
 		"api_server_url": str("https://api.dev.team1.example"), "backend_type": str("gardener"),
 		"backend_name": str("dev-abc123"), "backend_environment": str("gardener-regionone"),
 		"backend_region": str("RegionOne"), "next_minor": str("1.35"), "conditions": condList,
+		"planned_update": types.ObjectValueMust(plannedUpdateAttrTypes, map[string]attr.Value{
+			"kind": str("EndOfLifeUpgrade"), "from": str("v1.34.2"), "to": str("1.35"), "not_before": str("2026-12-05T02:00:00Z"),
+			"message": str("v1.34.2 -> 1.35 in the window 02:00-03:00 UTC, from Sat, 05 Dec 2026 02:00 UTC")}),
+		"update_in_progress": types.ObjectValueMust(updateInProgressAttrTypes, map[string]attr.Value{
+			"kind": str("KubernetesPatch"), "from": str("v1.34.1"), "to": str("v1.34.2"), "started": str("2026-11-28T02:00:05Z"),
+			"message": str("v1.34.1 -> v1.34.2 in the window 02:00-03:00 UTC")}),
+		"upgraded_minor": str("1.34"),
 		"addons": types.ListValueMust(types.ObjectType{AttrTypes: addonAttrTypes}, []attr.Value{
 			types.ObjectValueMust(addonAttrTypes, map[string]attr.Value{"name": str("hello"), "ready": types.BoolValue(true),
 				"revision": str("1@sha256:2a"), "message": str(""), "retained": types.BoolValue(false)}),
@@ -181,8 +196,31 @@ func TestStatusValue(t *testing.T) {
 	if r := empty.Attributes()["ready"]; !r.Equal(types.BoolValue(false)) {
 		t.Errorf("ready = %v", r)
 	}
-	if p := empty.Attributes()["phase"]; !p.IsNull() {
-		t.Errorf("phase = %v, want null", p)
+	for _, n := range []string{"phase", "planned_update", "update_in_progress", "upgraded_minor"} {
+		if v := empty.Attributes()[n]; !v.IsNull() {
+			t.Errorf("%s = %v, want null", n, v)
+		}
+	}
+
+	// Only a planned patch, not in progress, its time not set yet: the other update and the
+	// minor are null, and so is the time.
+	planned := statusValue(testObject("dev", 1, namespacedSpec, map[string]any{
+		"maintenance": map[string]any{"planned": map[string]any{"kind": "KubernetesPatch", "from": "v1.34.7", "to": "v1.34.8",
+			"message": "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC"}},
+	}))
+	wantPlanned := map[string]attr.Value{
+		"planned_update": types.ObjectValueMust(plannedUpdateAttrTypes, map[string]attr.Value{
+			"kind": str("KubernetesPatch"), "from": str("v1.34.7"), "to": str("v1.34.8"), "not_before": types.StringNull(),
+			"message": str("v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC")}),
+		"update_in_progress": types.ObjectNull(updateInProgressAttrTypes),
+		"upgraded_minor":     types.StringNull(),
+	}
+	gotPlanned := map[string]attr.Value{}
+	for n := range wantPlanned {
+		gotPlanned[n] = planned.Attributes()[n]
+	}
+	if diff := cmp.Diff(wantPlanned, gotPlanned); diff != "" {
+		t.Errorf("planned only (-want +got):\n%s", diff)
 	}
 }
 
