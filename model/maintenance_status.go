@@ -85,6 +85,9 @@ func maintenanceStatus(m *Maintenance, last *kaasv1alpha1.MaintenanceStatus, eol
 		case !d.Start && waiting == nil:
 			waiting = &d
 			out.Planned = d.Update.DeepCopy()
+			if last == nil || last.Planned == nil || !sameUpdate(*last.Planned, d.Update) {
+				events = append(events, Event{Type: EventNormal, Reason: kaasv1alpha1.ReasonUpdatePlanned, Message: "planned " + d.Update.Message})
+			}
 		}
 	}
 	if out.InProgress == nil && last != nil && last.InProgress != nil {
