@@ -45,6 +45,8 @@ func TestNewerReleaseWaitsForTheWindow(t *testing.T) {
 			wantClass: "openstack-scs2-1-34-v10"},
 		"ANewClusterTakesTheNewest": {now: saturday("14:00"), version: "1.34",
 			wantClass: "openstack-scs2-1-34-v10"},
+		"AWithdrawnReleaseIsKeptNotGoneBackFrom": {now: saturday("02:10"), version: "1.34", observed: onRelease("openstack-scs2-1-34-v11", "v1.34.9"),
+			wantClass: "openstack-scs2-1-34-v11"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

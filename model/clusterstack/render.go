@@ -74,8 +74,14 @@ func resolveRelease(req *model.Request, rels []release, known bool, observed *cl
 	if !ok || current.Class == rel.Class {
 		return rel, false, nil
 	}
-	if have, err := model.ParseVersion(current.KubernetesVersion); err != nil || !have.SameMinor(rel.Minor) {
+	have, err := model.ParseVersion(current.KubernetesVersion)
+	if err != nil || !have.SameMinor(rel.Minor) {
 		return rel, false, nil
+	}
+	if !newerRelease(rel, current, have) {
+		// The release the cluster runs was withdrawn (not ready, removed): the cluster keeps
+		// it rather than going back on its own; a team that wants back pins the patch.
+		return current, false, nil
 	}
 	from, to := current.KubernetesVersion, rel.KubernetesVersion
 	if from == to {
@@ -85,6 +91,19 @@ func resolveRelease(req *model.Request, rels []release, known bool, observed *cl
 		return rel, false, nil
 	}
 	return current, false, nil
+}
+
+// newerRelease says whether rel is newer than current (which runs have): a newer patch, or
+// the same patch from a newer stack version.
+func newerRelease(rel, current release, have model.Version) bool {
+	want, err := model.ParseVersion(rel.KubernetesVersion)
+	switch {
+	case err != nil:
+		return false
+	case want.Patch != have.Patch:
+		return want.Patch > have.Patch
+	}
+	return newerStack(rel.StackVersion, current.StackVersion)
 }
 
 // currentRelease is the release the cluster runs: the observed Cluster's (as listed, else

@@ -451,7 +451,7 @@ type PlannedUpdate struct {
 	Started *metav1.Time `json:"started,omitempty"`
 
 	// Message says it in words, such as "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC,
-	// from Sat, 05 Dec 2026 02:00 UTC".
+	// from Sat, 05 Dec 2026 02:00:00 UTC".
 	Message string `json:"message"`
 }
 
