@@ -53,8 +53,8 @@ func TestDescribeAddons(t *testing.T) {
 func TestFleetAddonsDue(t *testing.T) {
 	h := newHarness(t, flavourNamespaced, object(t, addonsMember))
 	stdout, stderr, code := h.run("", "fleet", "--due")
-	want := `NAMESPACE   NAME   ENVIRONMENT        BACKEND   VERSION   PHASE   NEXT MINOR   KUBECONFIG UNTIL   DUE
-team1       shop   magnum-regionone   magnum    1.34.2    Ready   none         -                  add-on monitoring failing (ArtifactFailed); add-on old left the catalog
+	want := `NAMESPACE   NAME   ENVIRONMENT        BACKEND   VERSION   PHASE   NEXT MINOR   NEXT UPDATE   KUBECONFIG UNTIL   DUE
+team1       shop   magnum-regionone   magnum    1.34.2    Ready   none         -             -                  add-on monitoring failing (ArtifactFailed); add-on old left the catalog
 `
 	if d := cmp.Diff(want, stdout); d != "" {
 		t.Errorf("stdout -want +got:\n%s", d)

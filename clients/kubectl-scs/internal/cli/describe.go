@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -26,7 +27,9 @@ func (a *App) newDescribeCommand(flags *genericclioptions.ConfigFlags) *cobra.Co
 		Short: "Show one SCSCluster in detail: status, conditions, warnings, native objects, offers",
 		Long: `Show one SCSCluster in detail: phase and versions, the backend and its native object
 (status.backend.nativeRef), node pools as specified and as observed, every condition with
-its reason, the fields the backend cannot honour (warnings), what the environment offers
+its reason, the fields the backend cannot honour (warnings), the updates the cluster makes
+on its own (maintenance: its window, the update planned or rolling, a minor it was upgraded
+to past its spec, the UpdatePlanned condition), what the environment offers
 (status.offered) and keeps (status.defaulted), the composed resources where readable, and
 the events.`,
 		Example:           "  kubectl scs describe dev -n team1",
@@ -93,6 +96,7 @@ func (a *App) describe(ctx context.Context, c *Clients, obj *unstructured.Unstru
 
 	describePools(w, obj)
 	describeAddons(w, obj)
+	a.describeMaintenance(w, obj)
 	describeConditions(w, obj)
 	describeWarnings(w, obj)
 	describeOffered(w, obj)
@@ -252,6 +256,88 @@ func describeAddons(w io.Writer, obj *unstructured.Unstructured) {
 		tw.row(fmt.Sprint(m["name"]), fmt.Sprint(m["ready"] == true), optional(m["revision"]), msg)
 	}
 	_ = tw.flush()
+}
+
+// describeMaintenance shows the updates the cluster makes on its own (status.maintenance,
+// docs/operations.md#maintenance): when they may start, what is planned or rolling, and a
+// minor an end-of-life upgrade moved it to. Nothing when the cluster names no window and
+// the function has not reported on it (or predates maintenance).
+func (a *App) describeMaintenance(w io.Writer, obj *unstructured.Unstructured) {
+	c := model.ConditionOf(obj, kaasv1alpha1.ConditionUpdatePlanned)
+	_, reported, _ := unstructured.NestedMap(obj.Object, "status", "maintenance")
+	window := specWindow(obj)
+	if !c.Found && !reported && window == "" {
+		return
+	}
+	line := func(label, value string) {
+		if value != "" {
+			fmt.Fprintf(w, "  %-22s%s\n", label+":", value)
+		}
+	}
+	fmt.Fprintln(w, "Maintenance:")
+	if window == "" {
+		window = orDefault(reportedWindow(c.Message, str(obj, "status", "maintenance", "planned", "message"),
+			str(obj, "status", "maintenance", "inProgress", "message")), "none named: the function derives one from the cluster's identity")
+	}
+	line("Window", window)
+	planned := str(obj, "status", "maintenance", "planned", "message")
+	rolling := str(obj, "status", "maintenance", "inProgress", "message")
+	switch {
+	case planned != "":
+		line("Planned", planned)
+	case rolling == "":
+		line("Planned", "none")
+	}
+	if rolling != "" {
+		if ts, err := time.Parse(time.RFC3339, str(obj, "status", "maintenance", "inProgress", "started")); err == nil {
+			rolling += fmt.Sprintf(", started %s (%s ago)", ts.UTC().Format(time.RFC3339), duration.HumanDuration(a.Now().Sub(ts)))
+		}
+	}
+	line("In progress", rolling)
+	if up := str(obj, "status", "maintenance", "upgradedMinor"); up != "" {
+		line("Upgraded minor", fmt.Sprintf("%s, past its expired minor: spec.kubernetes.version still names %s; set it to %s (or newer) to make the spec say what runs",
+			up, str(obj, "spec", "kubernetes", "version"), up))
+	}
+	if c.Found {
+		cond := kaasv1alpha1.ConditionUpdatePlanned + " " + c.Status
+		if c.Reason != "" {
+			cond += " (" + c.Reason + ")"
+		}
+		// The message repeats the update shown above; without one it says why none is.
+		if planned == "" && rolling == "" && c.Message != "" {
+			cond += ": " + c.Message
+		}
+		line("Condition", cond)
+	}
+}
+
+// specWindow is spec.maintenance.window in UTC, as the function reads it; the spec's own
+// words where they do not parse. Empty: the spec names none.
+func specWindow(obj *unstructured.Unstructured) string {
+	begin, end := str(obj, "spec", "maintenance", "window", "begin"), str(obj, "spec", "maintenance", "window", "end")
+	if begin == "" && end == "" {
+		return ""
+	}
+	b, errB := model.ParseWindowTime(begin)
+	e, errE := model.ParseWindowTime(end)
+	if errB != nil || errE != nil {
+		return begin + "-" + end + " (spec.maintenance.window)"
+	}
+	return model.Window{Begin: b, End: e}.String() + " (spec.maintenance.window)"
+}
+
+// windowInMessage is how the function names a cluster's window in the UpdatePlanned
+// condition and in status.maintenance, with "(derived: ...)" where the cluster names none.
+var windowInMessage = regexp.MustCompile(`in the window (\d\d:\d\d-\d\d:\d\d UTC(?: \(derived[^)]*\))?)`)
+
+// reportedWindow is the window the first of messages names; empty: none does.
+func reportedWindow(messages ...string) string {
+	for _, m := range messages {
+		if found := windowInMessage.FindStringSubmatch(m); found != nil {
+			return found[1]
+		}
+	}
+	return ""
 }
 
 func joinAny(v any) string {

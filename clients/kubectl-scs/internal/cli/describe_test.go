@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/SovereignCloudStack/scs-kaas/model"
 )
 
 // The composite of readyClaim, with what Crossplane composed for it.
@@ -231,6 +233,81 @@ Events:         <none>
 			}
 			if code != tc.code {
 				t.Errorf("exit code %d, want %d", code, tc.code)
+			}
+		})
+	}
+}
+
+// TestDescribeMaintenance: the Maintenance section says when the cluster updates on its own
+// (its window, from the spec or as the function derived it), what it plans or rolls, a minor
+// an end-of-life upgrade moved it to past its spec, and the UpdatePlanned condition.
+func TestDescribeMaintenance(t *testing.T) {
+	// cluster is readyClaim with spec lines, status.maintenance lines and a condition added.
+	cluster := func(spec, maintenance, condition string) string {
+		c := strings.Replace(readyClaim, "  kubernetes: {version: \"1.34\"}\n", "  kubernetes: {version: \"1.34\"}\n"+spec, 1)
+		return strings.Replace(c, "  conditions:\n", maintenance+"  conditions:\n  - "+condition+"\n", 1)
+	}
+	for _, tc := range []struct {
+		name    string
+		cluster string
+		// section is what describe prints from "Maintenance:" to "Conditions:".
+		section string
+	}{
+		{
+			name: "an update planned for the window the spec names, in its zone",
+			cluster: cluster("  maintenance: {window: {begin: \"040000+0200\", end: \"050000+0200\"}}\n", `  maintenance:
+    planned: {kind: KubernetesPatch, from: 1.34.5, to: 1.34.6, since: "2026-12-01T09:00:00Z", notBefore: "2026-12-02T02:00:00Z",
+      message: "1.34.5 -> 1.34.6 in the window 02:00-03:00 UTC, from Wed, 02 Dec 2026 02:00:00 UTC"}
+`, `{type: UpdatePlanned, status: "True", reason: OutsideWindow, message: "1.34.5 -> 1.34.6 in the window 02:00-03:00 UTC, from Wed, 02 Dec 2026 02:00:00 UTC"}`),
+			section: `Maintenance:
+  Window:               02:00-03:00 UTC (spec.maintenance.window)
+  Planned:              1.34.5 -> 1.34.6 in the window 02:00-03:00 UTC, from Wed, 02 Dec 2026 02:00:00 UTC
+  Condition:            UpdatePlanned True (OutsideWindow)
+`,
+		},
+		{
+			name: "an expired minor upgraded in the derived window, past the spec",
+			cluster: cluster("", `  maintenance:
+    upgradedMinor: "1.35"
+    inProgress: {kind: EndOfLifeUpgrade, from: 1.34.5, to: "1.35", started: "2026-12-01T02:10:00Z",
+      message: "1.34.5 -> 1.35 in the window 02:00-03:00 UTC (derived: the cluster names no window)"}
+`, `{type: UpdatePlanned, status: "False", reason: UpdateInProgress, message: "rolling 1.34.5 -> 1.35 in the window 02:00-03:00 UTC (derived: the cluster names no window)"}`),
+			section: `Maintenance:
+  Window:               02:00-03:00 UTC (derived: the cluster names no window)
+  In progress:          1.34.5 -> 1.35 in the window 02:00-03:00 UTC (derived: the cluster names no window), started 2026-12-01T02:10:00Z (9h ago)
+  Upgraded minor:       1.35, past its expired minor: spec.kubernetes.version still names 1.34; set it to 1.35 (or newer) to make the spec say what runs
+  Condition:            UpdatePlanned False (UpdateInProgress)
+`,
+		},
+		{
+			name:    "nothing planned: the condition says why",
+			cluster: cluster("", "", `{type: UpdatePlanned, status: "False", reason: NoUpgradePath, message: "1.34 expired on 2026-11-30 and stays as it is: no newer minor is offered"}`),
+			section: `Maintenance:
+  Window:               none named: the function derives one from the cluster's identity
+  Planned:              none
+  Condition:            UpdatePlanned False (NoUpgradePath): 1.34 expired on 2026-11-30 and stays as it is: no newer minor is offered
+`,
+		},
+		{
+			name:    "a function that predates maintenance: no section",
+			cluster: readyClaim,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, flavourLegacy, object(t, tc.cluster))
+			stdout, stderr, code := h.run("", "describe", "dev")
+			if code != ExitOK {
+				t.Fatalf("exit code %d: %s", code, stderr)
+			}
+			section := ""
+			if i := strings.Index(stdout, "Maintenance:\n"); i >= 0 {
+				section, _, _ = strings.Cut(stdout[i:], "Conditions:\n")
+			}
+			if d := cmp.Diff(tc.section, section); d != "" {
+				t.Errorf("maintenance (-want +got):\n%s", d)
+			}
+			if c := model.ConditionOf(object(t, tc.cluster), "UpdatePlanned"); c.Found && !strings.Contains(stdout, "\n  UpdatePlanned ") {
+				t.Errorf("the conditions lack UpdatePlanned:\n%s", stdout)
 			}
 		})
 	}

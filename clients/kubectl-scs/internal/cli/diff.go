@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
@@ -127,7 +128,7 @@ func (a *App) diff(ctx context.Context, flags *genericclioptions.ConfigFlags, o 
 		}
 		var c *Clients
 		if c, err = a.Connect(flags); err == nil {
-			src, err = liveSource(ctx, c, edited)
+			src, err = liveSource(ctx, c, edited, a.Now())
 		}
 	}
 	if err != nil {
@@ -166,7 +167,7 @@ func previewFrom(src *previewSource, edited *unstructured.Unstructured, namespac
 	if err != nil {
 		return nil, nil, err
 	}
-	in.Observed = src.observed
+	in.Observed, in.Now = src.observed, src.now
 	next := &rendered{input: edited}
 	editedIn, err := next.compositeInput(cur.flavour, cur.input.GetNamespace())
 	if err != nil {
@@ -180,12 +181,15 @@ func previewFrom(src *previewSource, edited *unstructured.Unstructured, namespac
 }
 
 // previewSource is the cluster as it is: the SCSCluster with its status, its composed
-// resources and what answers the backend's requirements.
+// resources and what answers the backend's requirements, and the time it is read at.
 type previewSource struct {
 	current  *unstructured.Unstructured
 	observed map[string]model.ObservedResource
 	fetch    input.Fetch
 	notes    []string
+	// now is the CLI's clock: the model judges maintenance windows, waves and expiries by
+	// it as the function does by its own (zero: every update of its own would start).
+	now time.Time
 }
 
 // offlineSource finds the cluster as it is among --observed, as render reads it.
@@ -197,7 +201,7 @@ func (a *App) offlineSource(o *diffOptions, edited *unstructured.Unstructured) (
 	if err != nil {
 		return nil, err
 	}
-	src := &previewSource{}
+	src := &previewSource{now: a.Now()}
 	var rest []*unstructured.Unstructured
 	for _, obj := range observed {
 		if obj.GetAPIVersion() == kaasv1alpha1.APIVersion && obj.GetName() == edited.GetName() &&
@@ -220,7 +224,7 @@ func (a *App) offlineSource(o *diffOptions, edited *unstructured.Unstructured) (
 
 // liveSource reads the cluster as it is from the control plane: the SCSCluster of the
 // edited one's namespace and name, as liveSourceOf.
-func liveSource(ctx context.Context, c *Clients, edited *unstructured.Unstructured) (*previewSource, error) {
+func liveSource(ctx context.Context, c *Clients, edited *unstructured.Unstructured, now time.Time) (*previewSource, error) {
 	ns := edited.GetNamespace()
 	if ns == "" {
 		ns = c.Namespace
@@ -229,15 +233,16 @@ func liveSource(ctx context.Context, c *Clients, edited *unstructured.Unstructur
 	if err != nil {
 		return nil, err
 	}
-	return liveSourceOf(ctx, c, claim, c.liveFetch(ctx))
+	return liveSourceOf(ctx, c, claim, c.liveFetch(ctx), now)
 }
 
 // liveSourceOf reads the rest of a cluster as it is from the control plane, for an
 // SCSCluster or a legacy XSCSCluster read from there: for a claim, the composite Crossplane
 // made of it, whose status and composed resources the function sees; the composed
-// resources the composite lists; and fetch answers the requirements.
-func liveSourceOf(ctx context.Context, c *Clients, obj *unstructured.Unstructured, fetch input.Fetch) (*previewSource, error) {
-	src := &previewSource{current: obj, observed: map[string]model.ObservedResource{}, fetch: fetch}
+// resources the composite lists; and fetch answers the requirements. now is the time it is
+// read at.
+func liveSourceOf(ctx context.Context, c *Clients, obj *unstructured.Unstructured, fetch input.Fetch, now time.Time) (*previewSource, error) {
+	src := &previewSource{current: obj, observed: map[string]model.ObservedResource{}, fetch: fetch, now: now}
 	holder, refsPath := obj, []string{"spec", "crossplane", "resourceRefs"}
 	switch {
 	case obj.GetKind() == kaasv1alpha1.CompositeKind:
@@ -367,7 +372,8 @@ func printPreviewBody(w io.Writer, p *model.Preview, indent, to string) {
 }
 
 // printPreviewLines writes a preview's edits and the environment values it takes, one line
-// each with its effect.
+// each with its effect, then how the edit moves the update the cluster plans on its own: a
+// moved window may start it at once, with nothing else of the edit touching a native object.
 func printPreviewLines(w io.Writer, p *model.Preview, indent string) {
 	for _, e := range p.Edits {
 		fmt.Fprintf(w, "%s%s\n", indent, e.Summary())
@@ -377,6 +383,9 @@ func printPreviewLines(w io.Writer, p *model.Preview, indent string) {
 	}
 	for _, a := range p.Addons {
 		fmt.Fprintf(w, "%s%s\n", indent, a.Summary())
+	}
+	if p.Maintenance != nil {
+		fmt.Fprintf(w, "%s%s\n", indent, p.Maintenance.Summary())
 	}
 }
 
@@ -421,6 +430,13 @@ type previewData struct {
 	Settings []settingData            `json:"settings,omitempty"`
 	Addons   []addonData              `json:"addons,omitempty"`
 	Objects  []model.ObjectDiff       `json:"objects"`
+	// Maintenance is as model.Preview has it (before, after), with its summary.
+	Maintenance *maintenanceData `json:"maintenance,omitempty"`
+}
+
+type maintenanceData struct {
+	model.MaintenanceMove
+	Summary string `json:"summary"`
 }
 
 type addonData struct {
@@ -449,6 +465,9 @@ func previewDataOf(p *model.Preview) previewData {
 	}
 	if out.Objects == nil {
 		out.Objects = []model.ObjectDiff{}
+	}
+	if m := p.Maintenance; m != nil {
+		out.Maintenance = &maintenanceData{MaintenanceMove: *m, Summary: m.Summary()}
 	}
 	return out
 }

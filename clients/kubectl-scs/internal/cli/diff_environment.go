@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,7 +53,7 @@ func (a *App) diffEnvironment(ctx context.Context, flags *genericclioptions.Conf
 		}
 		var c *Clients
 		if c, err = a.Connect(flags); err == nil {
-			targets, notes, err = liveEnvironmentTargets(ctx, c, env)
+			targets, notes, err = liveEnvironmentTargets(ctx, c, env, a.Now())
 		}
 	}
 	if err != nil {
@@ -123,7 +124,7 @@ func previewEnvironment(src *previewSource, edited *unstructured.Unstructured, n
 	if err != nil {
 		return nil, err
 	}
-	in.Observed = src.observed
+	in.Observed, in.Now = src.observed, src.now
 	return input.PreviewEnvironment(all.Registry(), in, edited, src.fetch)
 }
 
@@ -167,6 +168,8 @@ func (a *App) offlineEnvironmentTargets(o *diffOptions, env string) ([]envTarget
 	if len(clusters) == 0 {
 		return nil, usage("--observed holds no %s: add the clusters as they are (kubectl get %s -A -o yaml) and their composed resources", kaasv1alpha1.ClaimKind, strings.ToLower(kaasv1alpha1.ClaimKind))
 	}
+	// One clock for every cluster, as one run of the function has.
+	now := a.Now()
 	var targets []envTarget
 	for _, cluster := range clusters {
 		if environmentOf(cluster) != env {
@@ -185,7 +188,7 @@ func (a *App) offlineEnvironmentTargets(o *diffOptions, env string) ([]envTarget
 				mine = append(mine, obj)
 			}
 		}
-		src := &previewSource{current: cluster}
+		src := &previewSource{current: cluster, now: now}
 		var pool []*unstructured.Unstructured
 		if src.observed, pool, err = a.offlineState(&o.renderOptions, mine); err != nil {
 			return nil, err
@@ -243,8 +246,8 @@ func (o clusterOwner) owns(obj *unstructured.Unstructured) bool {
 
 // liveEnvironmentTargets lists the clusters of env the user can read: the SCSClusters of
 // every namespace (of -n only, when given), and in the legacy flavour the composites that
-// no claim made.
-func liveEnvironmentTargets(ctx context.Context, c *Clients, env string) ([]envTarget, []string, error) {
+// no claim made. now is the time they are read at.
+func liveEnvironmentTargets(ctx context.Context, c *Clients, env string, now time.Time) ([]envTarget, []string, error) {
 	var notes []string
 	ns := ""
 	if c.NamespaceExplicit {
@@ -284,7 +287,7 @@ func liveEnvironmentTargets(ctx context.Context, c *Clients, env string) ([]envT
 	fetch := cachedFetch(c.liveFetch(ctx))
 	targets := make([]envTarget, 0, len(clusters))
 	for _, cluster := range clusters {
-		src, err := liveSourceOf(ctx, c, cluster, fetch)
+		src, err := liveSourceOf(ctx, c, cluster, fetch, now)
 		targets = append(targets, envTarget{cluster: cluster, src: src, err: err})
 	}
 	sortTargets(targets)

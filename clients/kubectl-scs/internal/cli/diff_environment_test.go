@@ -433,3 +433,36 @@ status:
 		})
 	}
 }
+
+// TestDiffEnvironmentMaintenance: an edit of the environment's waves changes no native
+// object, but it moves the update a cluster plans on its own, at once: the preview says how,
+// and diff exits 1 (changes) for it alone. The production cluster of the Cluster Stacks
+// example waits for its wave, 72h from the clock (2026-12-01T12:00Z), then for its window.
+func TestDiffEnvironmentMaintenance(t *testing.T) {
+	raw, err := os.ReadFile(repo + "/examples/environments/clusterstack-regionone.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "clusterstack-regionone.yaml")
+	waves := "  maintenance:\n    waves:\n    - {purposes: [development], delay: 0s}\n    - {purposes: [production], delay: 72h}\n  catalog:\n"
+	if err := os.WriteFile(path, []byte(strings.Replace(string(raw), "  catalog:\n", waves, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := repo + "/examples/render/clusterstack"
+	h := newHarness(t, flavourUnknown)
+	stdout, stderr, code := h.run("", "diff", "-f", path, "--offline", "--environment", repo+"/examples/environments",
+		"--observed", dir+"/xr.yaml,"+dir+"/observed-ready.yaml", "--required", dir+"/required,"+dir+"/required-ready")
+	const move = "  its own update: v1.34.6 -> v1.34.7 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Wed, 02 Dec 2026 02:00:00 UTC; " +
+		"with the edit: v1.34.6 -> v1.34.7 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Sat, 05 Dec 2026 02:00:00 UTC " +
+		"(the wave of [production] waits 72h0m0s after the update was first offered, Tue, 01 Dec 2026 12:00:00 UTC)\n"
+	want := "XSCSCluster shop-9q8rz on clusterstack:\n" +
+		"  no setting of its backend changes\n" +
+		"now: no native object changes\n" + move +
+		"adopting: no native object changes\n" + move
+	if d := cmp.Diff(want, stdout); d != "" {
+		t.Errorf("stdout (-want +got):\n%s", d)
+	}
+	if stderr != noteTeam1 || code != ExitError {
+		t.Errorf("exit code %d, want %d (changes); stderr %q", code, ExitError, stderr)
+	}
+}

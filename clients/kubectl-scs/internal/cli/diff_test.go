@@ -323,3 +323,150 @@ Shoot shop-6bru6k (gardener-shoot): update
 		t.Errorf("exit code %d, want %d (changes); stderr %q", code, ExitError, stderr)
 	}
 }
+
+// TestDiffMaintenance: the preview judges the cluster's maintenance window by the CLI's
+// clock (2026-12-01T12:00Z in tests), as the function judges it by its own. The Cluster
+// Stacks example runs release v2 (v1.34.6) while v3 (v1.34.7) is the newest ready one: an
+// update the cluster plans for its derived window 02:00-03:00 UTC. A window that holds the
+// clock starts it at once; a later one moves it, and no native object changes.
+func TestDiffMaintenance(t *testing.T) {
+	dir := repo + "/examples/render/clusterstack"
+	xr, err := os.ReadFile(dir + "/xr.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withWindow := func(t *testing.T, begin, end string) string {
+		path := filepath.Join(t.TempDir(), "edited.yaml")
+		edited := strings.Replace(string(xr), "  kubernetes:\n", "  maintenance:\n    window: {begin: \""+begin+"\", end: \""+end+"\"}\n  kubernetes:\n", 1)
+		if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	offline := func(file string, more ...string) []string {
+		return append([]string{"diff", "-f", file, "--offline", "--environment", repo + "/examples/environments",
+			"--observed", dir + "/xr.yaml", "--observed", dir + "/observed-ready.yaml",
+			"--required", dir + "/required", "--required", dir + "/required-ready"}, more...)
+	}
+	const planned = "v1.34.6 -> v1.34.7 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Wed, 02 Dec 2026 02:00:00 UTC"
+	for _, tc := range []struct {
+		name    string
+		args    func(t *testing.T) []string
+		summary string
+		// diff are lines the unified diffs must hold; none: no native object changes.
+		diff []string
+	}{
+		{
+			name: "a window that holds the clock starts the update",
+			args: func(t *testing.T) []string { return offline(withWindow(t, "110000+0000", "130000+0000")) },
+			summary: "XSCSCluster shop-9q8rz on clusterstack:\n" +
+				"  in place: spec.maintenance.window.begin (unset) -> 110000+0000\n" +
+				"  in place: spec.maintenance.window.end (unset) -> 130000+0000\n" +
+				"  its own update: " + planned + "; with the edit: rolling v1.34.6 -> v1.34.7 in the window 11:00-13:00 UTC\n",
+			diff: []string{"-      name: openstack-scs2-1-34-v2", "+      name: openstack-scs2-1-34-v3", "-    version: v1.34.6", "+    version: v1.34.7"},
+		},
+		{
+			name: "a later window moves it, and only it",
+			args: func(t *testing.T) []string { return offline(withWindow(t, "200000+0000", "230000+0000")) },
+			summary: "XSCSCluster shop-9q8rz on clusterstack:\n" +
+				"  no change in the backend: spec.maintenance.window.begin (unset) -> 200000+0000\n" +
+				"  no change in the backend: spec.maintenance.window.end (unset) -> 230000+0000\n" +
+				"  its own update: " + planned + "; with the edit: v1.34.6 -> v1.34.7 in the window 20:00-23:00 UTC, from Tue, 01 Dec 2026 20:00:00 UTC\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, flavourUnknown)
+			stdout, stderr, code := h.run("", tc.args(t)...)
+			summary, diffs, _ := strings.Cut(stdout, "\n\n")
+			if tc.diff != nil {
+				summary += "\n"
+			}
+			if d := cmp.Diff(tc.summary, summary); d != "" {
+				t.Errorf("summary (-want +got):\n%s\nstderr: %s", d, stderr)
+			}
+			for _, line := range tc.diff {
+				if !strings.Contains(diffs, line+"\n") {
+					t.Errorf("the diffs lack the line %q:\n%s", line, diffs)
+				}
+			}
+			if tc.diff == nil && diffs != "" {
+				t.Errorf("a native object changes:\n%s", diffs)
+			}
+			if code != ExitError {
+				t.Errorf("exit code %d, want %d (changes)", code, ExitError)
+			}
+		})
+	}
+
+	// For tools: the move as model.Preview has it, with its summary.
+	h := newHarness(t, flavourUnknown)
+	stdout, _, _ := h.run("", offline(withWindow(t, "200000+0000", "230000+0000"), "-o", "json")...)
+	var got struct {
+		Maintenance *struct{ Before, After, Summary string } `json:"maintenance"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	after := "v1.34.6 -> v1.34.7 in the window 20:00-23:00 UTC, from Tue, 01 Dec 2026 20:00:00 UTC"
+	want := &struct{ Before, After, Summary string }{Before: planned, After: after,
+		Summary: "its own update: " + planned + "; with the edit: " + after}
+	if d := cmp.Diff(want, got.Maintenance); d != "" {
+		t.Errorf("maintenance (-want +got):\n%s", d)
+	}
+}
+
+// TestDiffLiveMaintenance: read from the control plane, the cluster and an environment's
+// cluster are previewed with the CLI's clock too: a legacy claim of the Cluster Stacks
+// example, whose Cluster runs an older release than the newest ready one.
+func TestDiffLiveMaintenance(t *testing.T) {
+	dir := repo + "/examples/render/clusterstack"
+	read := func(paths ...string) []*unstructured.Unstructured {
+		objs, err := readManifests(nil, paths...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objs
+	}
+	xr := read(dir + "/xr.yaml")[0]
+	cluster := read(dir + "/observed-ready.yaml")[0]
+	must(t, unstructured.SetNestedSlice(xr.Object, []any{map[string]any{"apiVersion": cluster.GetAPIVersion(), "kind": cluster.GetKind(),
+		"name": cluster.GetName(), "namespace": cluster.GetNamespace()}}, "spec", "resourceRefs"))
+	// The function has pinned the environment, as on every cluster it rendered.
+	must(t, unstructured.SetNestedField(xr.Object, "clusterstack-regionone", "status", "backend", "environment"))
+	claim := xr.DeepCopy()
+	claim.SetKind("SCSCluster")
+	claim.SetNamespace("team1")
+	claim.SetName("shop")
+	claim.SetLabels(nil)
+	must(t, unstructured.SetNestedField(claim.Object, map[string]any{"name": xr.GetName()}, "spec", "resourceRef"))
+	objs := append([]*unstructured.Unstructured{claim, xr, cluster}, read(dir+"/required", dir+"/required-ready", repo+"/examples/environments")...)
+	h := newHarness(t, flavourLegacy, objs...)
+	h.disco.Resources = append(h.disco.Resources,
+		&metav1.APIResourceList{GroupVersion: "cluster.x-k8s.io/v1beta2", APIResources: []metav1.APIResource{{Name: "clusters", Kind: "Cluster", Namespaced: true}}},
+		&metav1.APIResourceList{GroupVersion: "clusterstack.x-k8s.io/v1alpha1", APIResources: []metav1.APIResource{{Name: "clusterstackreleases", Kind: "ClusterStackRelease", Namespaced: true}}},
+		&metav1.APIResourceList{GroupVersion: "apiextensions.crossplane.io/v1beta1", APIResources: []metav1.APIResource{{Name: "environmentconfigs", Kind: "EnvironmentConfig"}}},
+		&metav1.APIResourceList{GroupVersion: "v1", APIResources: []metav1.APIResource{{Name: "namespaces", Kind: "Namespace"}, {Name: "secrets", Kind: "Secret", Namespaced: true}}},
+	)
+	const planned = "v1.34.6 -> v1.34.7 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Wed, 02 Dec 2026 02:00:00 UTC"
+
+	edited := claim.DeepCopy()
+	must(t, unstructured.SetNestedMap(edited.Object, map[string]any{"window": map[string]any{"begin": "110000+0000", "end": "130000+0000"}}, "spec", "maintenance"))
+	raw, err := json.Marshal(edited.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := h.run(string(raw), "diff", "-f", "-")
+	if want := "  its own update: " + planned + "; with the edit: rolling v1.34.6 -> v1.34.7 in the window 11:00-13:00 UTC\n"; !strings.Contains(stdout, want) || code != ExitError {
+		t.Errorf("diff of the claim: exit %d, stdout lacks %q:\n%s\nstderr: %s", code, want, stdout, stderr)
+	}
+
+	env := read(repo + "/examples/environments/clusterstack-regionone.yaml")[0]
+	must(t, unstructured.SetNestedSlice(env.Object, []any{map[string]any{"purposes": []any{"production"}, "delay": "72h"}}, "data", "maintenance", "waves"))
+	if raw, err = json.Marshal(env.Object); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = h.run(string(raw), "diff", "-f", "-")
+	if want := "now: no native object changes\n  its own update: " + planned + "; with the edit: "; !strings.Contains(stdout, want) || code != ExitError {
+		t.Errorf("diff of the environment: exit %d, stdout lacks %q:\n%s\nstderr: %s", code, want, stdout, stderr)
+	}
+}

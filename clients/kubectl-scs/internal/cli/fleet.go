@@ -28,6 +28,9 @@ type fleetCluster struct {
 	Phase       string `json:"phase,omitempty"`
 	// NextMinor is the minor the environment offers next; empty: none is offered.
 	NextMinor string `json:"nextMinor,omitempty"`
+	// NextUpdate is the update the cluster makes on its own (status.maintenance): rolling
+	// now, or planned and when it may start; empty: none.
+	NextUpdate string `json:"nextUpdate,omitempty"`
 	// KubeconfigUntil is when the delivered kubeconfig expires, where it is known.
 	KubeconfigUntil string `json:"kubeconfigUntil,omitempty"`
 	// Due says what needs doing; empty: nothing.
@@ -43,16 +46,19 @@ type fleetOptions struct {
 	due         bool
 	within      int
 	environment bool
+	planned     bool
 }
 
 func (a *App) newFleetCommand(flags *genericclioptions.ConfigFlags) *cobra.Command {
 	o := &fleetOptions{}
 	cmd := &cobra.Command{
-		Use:   "fleet [--due] [--within DAYS]",
+		Use:   "fleet [--due] [--within DAYS] [--planned]",
 		Short: "List the SCSClusters of every namespace you can read, with what is due",
 		Long: `List the SCSClusters of every namespace the user can read: namespace, name,
 environment, backend, the version it runs, its phase, the minor its environment offers
-next ("none": no upgrade path is offered), when its kubeconfig expires, and what is due:
+next ("none": no upgrade path is offered), the update it makes on its own (NEXT UPDATE,
+status.maintenance: "v1.34.7 -> v1.34.8 at" the time it may start, in its maintenance
+window and wave, or "rolling v1.34.7 -> v1.34.8"), when its kubeconfig expires, and what is due:
 its running minor no longer offered by its environment's catalog, deprecated, expired or
 expiring within --within days (data.catalog.kubernetesVersionLifecycle), its
 kubeconfig expired or expiring within --within days, an add-on failing (with Flux's
@@ -66,12 +72,16 @@ B)"), unless every value it keeps is one adopting cannot change (kept for good: 
 that would replace the cluster, its network, the zones of a pool); kubectl scs upgrade NAME
 --environment adopts the others.
 
---due exits 5 when any cluster is due, for a cron job or a CI pipeline. Without
+--planned lists only the clusters with an update of their own planned or rolling; it makes
+none due, since the cluster makes that update itself in its window.
+
+--due exits 5 when any cluster listed is due, for a cron job or a CI pipeline. Without
 --environment an edit of an environment makes no cluster due: it changes no cluster until
 its owner adopts it.`,
 		Example: `  kubectl scs fleet
   kubectl scs fleet --due --within 14 -o json
-  kubectl scs fleet --environment --due`,
+  kubectl scs fleet --environment --due
+  kubectl scs fleet --planned --due`,
 		Args: args(0, 0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(o.output, outputYAML, outputJSON); err != nil {
@@ -90,6 +100,7 @@ its owner adopts it.`,
 	cmd.Flags().BoolVar(&o.due, "due", false, "Exit 5 when any cluster is due")
 	cmd.Flags().IntVar(&o.within, "within", 7, "Days ahead in which an expiring minor or kubeconfig is due")
 	cmd.Flags().BoolVar(&o.environment, "environment", false, "Count a cluster whose environment moved on as due, unless it keeps only values adopting cannot change")
+	cmd.Flags().BoolVar(&o.planned, "planned", false, "List only clusters with an update of their own planned or rolling (with --due: exit 5 when one of those is due)")
 	addOutputFlag(cmd, &o.output, outputTable, outputYAML, outputJSON)
 	return cmd
 }
@@ -145,7 +156,11 @@ func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
 		f := fleetCluster{Namespace: obj.GetNamespace(), Name: obj.GetName(),
 			Environment: str(obj, "status", "backend", "environment"), Backend: str(obj, "status", "backend", "type"),
 			Version: str(obj, "status", "kubernetes", "version"), Phase: str(obj, "status", "phase"),
-			NextMinor: str(obj, "status", "offered", "nextMinor")}
+			NextMinor: str(obj, "status", "offered", "nextMinor"), NextUpdate: nextUpdate(obj)}
+		// Left out before anything is judged: --due and the count answer for the clusters listed.
+		if o.planned && f.NextUpdate == "" {
+			continue
+		}
 		kubeconfig := model.ConditionOf(obj, kaasv1alpha1.ConditionKubeconfigReady)
 		var until time.Time
 		if m := validUntil.FindStringSubmatch(kubeconfig.Message); m != nil {
@@ -188,14 +203,14 @@ func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
 			return err
 		}
 	} else {
-		tw := newTable(a.IO.Out, "", "NAMESPACE", "NAME", "ENVIRONMENT", "BACKEND", "VERSION", "PHASE", "NEXT MINOR", "KUBECONFIG UNTIL", "DUE")
+		tw := newTable(a.IO.Out, "", "NAMESPACE", "NAME", "ENVIRONMENT", "BACKEND", "VERSION", "PHASE", "NEXT MINOR", "NEXT UPDATE", "KUBECONFIG UNTIL", "DUE")
 		for _, f := range clusters {
 			env := f.Environment
 			if len(f.EnvironmentMovedOn) > 0 {
 				env += " (moved on)"
 			}
 			tw.row(f.Namespace, f.Name, env, f.Backend, f.Version, f.Phase, orDefault(f.NextMinor, "none"),
-				f.KubeconfigUntil, strings.Join(f.Due, "; "))
+				f.NextUpdate, f.KubeconfigUntil, strings.Join(f.Due, "; "))
 		}
 		if err := tw.flush(); err != nil {
 			return err
@@ -205,6 +220,24 @@ func (a *App) fleet(ctx context.Context, c *Clients, o *fleetOptions) error {
 		return &dueError{n: due}
 	}
 	return nil
+}
+
+// nextUpdate says what the cluster updates on its own (status.maintenance): the update
+// rolling now, then the one planned with the time it may start, as KUBECONFIG UNTIL says
+// a time. Empty: none, or a function that predates status.maintenance.
+func nextUpdate(obj *unstructured.Unstructured) string {
+	var parts []string
+	if from, to := str(obj, "status", "maintenance", "inProgress", "from"), str(obj, "status", "maintenance", "inProgress", "to"); to != "" {
+		parts = append(parts, "rolling "+from+" -> "+to)
+	}
+	if from, to := str(obj, "status", "maintenance", "planned", "from"), str(obj, "status", "maintenance", "planned", "to"); to != "" {
+		p := from + " -> " + to
+		if at := str(obj, "status", "maintenance", "planned", "notBefore"); at != "" {
+			p += " at " + at
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // addonsDue names the add-ons that fail (Flux's reason) and those the catalog dropped, which

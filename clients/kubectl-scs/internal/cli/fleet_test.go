@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 )
 
 // fleetMember is an SCSCluster of the fleet with the status the function writes.
@@ -52,15 +53,15 @@ func TestFleet(t *testing.T) {
 			`{type: KubeconfigReady, status: "True", reason: Delivered, message: "the connection secret holds an admin kubeconfig of the Shoot, valid until 2026-12-01T20:00:00Z and renewed before then"}`),
 		fleetMember(t, "team2", "soon", "clusterstack", "v1.34.7", "1.35", `"1.33", "1.34", "1.35"`, `{minor: "1.34", offered: true}`, delivered("2026-12-05T12:00:00Z")),
 	}
-	const table = `NAMESPACE   NAME         ENVIRONMENT              BACKEND        VERSION   PHASE   NEXT MINOR   KUBECONFIG UNTIL       DUE
-team1       deprecated   magnum-regionone         magnum         1.33.1    Ready   1.34         2027-06-01T00:00:00Z   minor 1.33 deprecated
-team1       fine         gardener-regionone       gardener       1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
-team1       gone         gardener-regionone       gardener       1.32.1    Ready   none         2027-06-01T00:00:00Z   minor 1.32 no longer offered (offered: 1.34, 1.35)
-team1       old          clusterstack-regionone   clusterstack   v1.33.9   Ready   1.34         2027-06-01T00:00:00Z   minor 1.33 no longer offered (offered: 1.34, 1.35)
-team1       sunset       gardener-regionone       gardener       1.33.4    Ready   1.34         2027-06-01T00:00:00Z   minor 1.33 expires 2026-12-06
-team2       expired      magnum-regionone         magnum         1.34.3    Ready   none         -                      kubeconfig expired
-team2       renewed      gardener-regionone       gardener       1.34.2    Ready   1.35         2026-12-01T20:00:00Z   -
-team2       soon         clusterstack-regionone   clusterstack   v1.34.7   Ready   1.35         2026-12-05T12:00:00Z   kubeconfig expires 2026-12-05T12:00:00Z
+	const table = `NAMESPACE   NAME         ENVIRONMENT              BACKEND        VERSION   PHASE   NEXT MINOR   NEXT UPDATE   KUBECONFIG UNTIL       DUE
+team1       deprecated   magnum-regionone         magnum         1.33.1    Ready   1.34         -             2027-06-01T00:00:00Z   minor 1.33 deprecated
+team1       fine         gardener-regionone       gardener       1.34.2    Ready   1.35         -             2027-06-01T00:00:00Z   -
+team1       gone         gardener-regionone       gardener       1.32.1    Ready   none         -             2027-06-01T00:00:00Z   minor 1.32 no longer offered (offered: 1.34, 1.35)
+team1       old          clusterstack-regionone   clusterstack   v1.33.9   Ready   1.34         -             2027-06-01T00:00:00Z   minor 1.33 no longer offered (offered: 1.34, 1.35)
+team1       sunset       gardener-regionone       gardener       1.33.4    Ready   1.34         -             2027-06-01T00:00:00Z   minor 1.33 expires 2026-12-06
+team2       expired      magnum-regionone         magnum         1.34.3    Ready   none         -             -                      kubeconfig expired
+team2       renewed      gardener-regionone       gardener       1.34.2    Ready   1.35         -             2026-12-01T20:00:00Z   -
+team2       soon         clusterstack-regionone   clusterstack   v1.34.7   Ready   1.35         -             2026-12-05T12:00:00Z   kubeconfig expires 2026-12-05T12:00:00Z
 `
 	for _, tc := range []struct {
 		name   string
@@ -140,11 +141,11 @@ func TestFleetEnvironment(t *testing.T) {
 		{
 			name: "without --environment: marked, not due",
 			args: []string{"fleet", "--due"},
-			stdout: `NAMESPACE   NAME      ENVIRONMENT                     BACKEND    VERSION   PHASE   NEXT MINOR   KUBECONFIG UNTIL       DUE
-team1       fine      gardener-regionone              gardener   1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
-team1       moved     gardener-regionone (moved on)   gardener   1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
-team2       adopted   gardener-regionone (moved on)   gardener   1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
-team2       gone      gardener-regionone (moved on)   gardener   1.32.1    Ready   none         2027-06-01T00:00:00Z   minor 1.32 no longer offered (offered: 1.34, 1.35)
+			stdout: `NAMESPACE   NAME      ENVIRONMENT                     BACKEND    VERSION   PHASE   NEXT MINOR   NEXT UPDATE   KUBECONFIG UNTIL       DUE
+team1       fine      gardener-regionone              gardener   1.34.2    Ready   1.35         -             2027-06-01T00:00:00Z   -
+team1       moved     gardener-regionone (moved on)   gardener   1.34.2    Ready   1.35         -             2027-06-01T00:00:00Z   -
+team2       adopted   gardener-regionone (moved on)   gardener   1.34.2    Ready   1.35         -             2027-06-01T00:00:00Z   -
+team2       gone      gardener-regionone (moved on)   gardener   1.32.1    Ready   none         -             2027-06-01T00:00:00Z   minor 1.32 no longer offered (offered: 1.34, 1.35)
 `,
 			stderr: "error: 1 cluster is due\n",
 			code:   ExitDue,
@@ -152,11 +153,11 @@ team2       gone      gardener-regionone (moved on)   gardener   1.32.1    Ready
 		{
 			name: "--environment: due where adopting takes a value",
 			args: []string{"fleet", "--due", "--environment"},
-			stdout: `NAMESPACE   NAME      ENVIRONMENT                     BACKEND    VERSION   PHASE   NEXT MINOR   KUBECONFIG UNTIL       DUE
-team1       fine      gardener-regionone              gardener   1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
-team1       moved     gardener-regionone (moved on)   gardener   1.34.2    Ready   1.35         2027-06-01T00:00:00Z   environment moved on: data.gardener.floatingPoolName (keeps ext-net for good, environment names ext-net-2); data.gardener.loadBalancerProvider (keeps amphora, environment names ovn)
-team2       adopted   gardener-regionone (moved on)   gardener   1.34.2    Ready   1.35         2027-06-01T00:00:00Z   -
-team2       gone      gardener-regionone (moved on)   gardener   1.32.1    Ready   none         2027-06-01T00:00:00Z   minor 1.32 no longer offered (offered: 1.34, 1.35); environment moved on: data.gardener.floatingPoolName (keeps ext-net for good, environment names ext-net-2); data.gardener.loadBalancerProvider (keeps amphora, environment names ovn)
+			stdout: `NAMESPACE   NAME      ENVIRONMENT                     BACKEND    VERSION   PHASE   NEXT MINOR   NEXT UPDATE   KUBECONFIG UNTIL       DUE
+team1       fine      gardener-regionone              gardener   1.34.2    Ready   1.35         -             2027-06-01T00:00:00Z   -
+team1       moved     gardener-regionone (moved on)   gardener   1.34.2    Ready   1.35         -             2027-06-01T00:00:00Z   environment moved on: data.gardener.floatingPoolName (keeps ext-net for good, environment names ext-net-2); data.gardener.loadBalancerProvider (keeps amphora, environment names ovn)
+team2       adopted   gardener-regionone (moved on)   gardener   1.34.2    Ready   1.35         -             2027-06-01T00:00:00Z   -
+team2       gone      gardener-regionone (moved on)   gardener   1.32.1    Ready   none         -             2027-06-01T00:00:00Z   minor 1.32 no longer offered (offered: 1.34, 1.35); environment moved on: data.gardener.floatingPoolName (keeps ext-net for good, environment names ext-net-2); data.gardener.loadBalancerProvider (keeps amphora, environment names ovn)
 `,
 			stderr: "error: 2 clusters are due\n",
 			code:   ExitDue,
@@ -238,5 +239,101 @@ team2       gone      gardener-regionone (moved on)   gardener   1.32.1    Ready
 				t.Errorf("exit code %d, want %d", code, tc.code)
 			}
 		})
+	}
+}
+
+// withMaintenance gives a fleet member the status.maintenance the function writes.
+func withMaintenance(t *testing.T, obj *unstructured.Unstructured, maintenance string) *unstructured.Unstructured {
+	t.Helper()
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(maintenance), &m); err != nil {
+		t.Fatal(err)
+	}
+	must(t, unstructured.SetNestedMap(obj.Object, m, "status", "maintenance"))
+	return obj
+}
+
+// TestFleetMaintenance: NEXT UPDATE says what each cluster updates on its own, rolling or
+// planned and from when; --planned lists only those clusters, and with --due exits 5 only
+// for one of them that is due.
+func TestFleetMaintenance(t *testing.T) {
+	const (
+		delivered = `{type: KubeconfigReady, status: "True", reason: Delivered, message: "the connection secret holds the cluster's kubeconfig, valid until 2027-06-01T00:00:00Z"}`
+		expired   = `{type: KubeconfigReady, status: "False", reason: Expired, message: "the delivered kubeconfig's credentials expired at 2026-11-30T00:00:00Z and the backend has not delivered renewed ones"}`
+	)
+	members := []*unstructured.Unstructured{
+		withMaintenance(t, fleetMember(t, "team1", "waiting", "clusterstack", "v1.34.7", "1.35", `"1.33", "1.34", "1.35"`, `{minor: "1.34", offered: true}`, delivered), `
+planned: {kind: KubernetesPatch, from: v1.34.7, to: v1.34.8, since: "2026-12-01T09:00:00Z", notBefore: "2026-12-02T02:00:00Z",
+  message: "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC, from Wed, 02 Dec 2026 02:00:00 UTC"}`),
+		// Nothing planned, but due: listed without --planned only.
+		fleetMember(t, "team1", "idle", "gardener", "1.34.2", "1.35", `"1.33", "1.34", "1.35"`, `{minor: "1.34", offered: true}`, expired),
+		withMaintenance(t, fleetMember(t, "team2", "rolling", "clusterstack", "v1.34.6", "1.35", `"1.33", "1.34", "1.35"`, `{minor: "1.34", offered: true}`, delivered), `
+inProgress: {kind: KubernetesPatch, from: v1.34.6, to: v1.34.7, started: "2026-12-01T11:30:00Z", message: "v1.34.6 -> v1.34.7 in the window 11:00-13:00 UTC"}`),
+		// An expired minor being upgraded, and a patch of the new minor already waiting.
+		withMaintenance(t, fleetMember(t, "team2", "upgrading", "magnum", "1.33.9", "1.34", `"1.33", "1.34"`,
+			`{minor: "1.33", offered: true, expirationDate: "2026-11-30T00:00:00Z"}`, delivered), `
+upgradedMinor: "1.34"
+inProgress: {kind: EndOfLifeUpgrade, from: 1.33.9, to: "1.34", started: "2026-12-01T02:10:00Z", message: "1.33.9 -> 1.34 in the window 02:00-03:00 UTC"}
+planned: {kind: KubernetesPatch, from: 1.34.2, to: 1.34.3, message: "1.34.2 -> 1.34.3"}`),
+	}
+	const (
+		header    = "NAMESPACE   NAME        ENVIRONMENT              BACKEND        VERSION   PHASE   NEXT MINOR   NEXT UPDATE                                  KUBECONFIG UNTIL       DUE\n"
+		waiting   = "team1       waiting     clusterstack-regionone   clusterstack   v1.34.7   Ready   1.35         v1.34.7 -> v1.34.8 at 2026-12-02T02:00:00Z   2027-06-01T00:00:00Z   -\n"
+		idle      = "team1       idle        gardener-regionone       gardener       1.34.2    Ready   1.35         -                                            -                      kubeconfig expired\n"
+		rolling   = "team2       rolling     clusterstack-regionone   clusterstack   v1.34.6   Ready   1.35         rolling v1.34.6 -> v1.34.7                   2027-06-01T00:00:00Z   -\n"
+		upgrading = "team2       upgrading   magnum-regionone         magnum         1.33.9    Ready   1.34         rolling 1.33.9 -> 1.34; 1.34.2 -> 1.34.3     2027-06-01T00:00:00Z   minor 1.33 expired 2026-11-30\n"
+	)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stdout string
+		stderr string
+		code   int
+	}{
+		{name: "every cluster, with its next update", args: []string{"fleet", "--due"},
+			stdout: header + idle + waiting + rolling + upgrading, stderr: "error: 2 clusters are due\n", code: ExitDue},
+		{name: "--planned: those with an update of their own", args: []string{"fleet", "--planned"},
+			stdout: header + waiting + rolling + upgrading},
+		{name: "--planned --due: exits 5 for one of those due", args: []string{"fleet", "--planned", "--due"},
+			stdout: header + waiting + rolling + upgrading, stderr: "error: 1 cluster is due\n", code: ExitDue},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, flavourNamespaced, members...)
+			stdout, stderr, code := h.run("", tc.args...)
+			if d := cmp.Diff(tc.stdout, stdout); d != "" {
+				t.Errorf("stdout (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.stderr, stderr); d != "" {
+				t.Errorf("stderr (-want +got):\n%s", d)
+			}
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d", code, tc.code)
+			}
+		})
+	}
+
+	// For tools: nextUpdate in -o yaml, and due counts the clusters listed.
+	h := newHarness(t, flavourNamespaced, members...)
+	stdout, _, code := h.run("", "fleet", "--planned", "-o", "yaml")
+	var got struct {
+		Due      int `json:"due"`
+		Clusters []struct {
+			Name       string `json:"name"`
+			NextUpdate string `json:"nextUpdate"`
+		} `json:"clusters"`
+	}
+	if err := yaml.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	want := []struct {
+		Name       string `json:"name"`
+		NextUpdate string `json:"nextUpdate"`
+	}{
+		{"waiting", "v1.34.7 -> v1.34.8 at 2026-12-02T02:00:00Z"},
+		{"rolling", "rolling v1.34.6 -> v1.34.7"},
+		{"upgrading", "rolling 1.33.9 -> 1.34; 1.34.2 -> 1.34.3"},
+	}
+	if d := cmp.Diff(want, got.Clusters); d != "" || got.Due != 1 || code != ExitOK {
+		t.Errorf("--planned -o yaml: due %d, exit %d, clusters (-want +got):\n%s", got.Due, code, d)
 	}
 }

@@ -37,6 +37,8 @@ var listKinds = map[schema.GroupVersionResource]string{
 	namespaceGVR: "NamespaceList",
 	eventGVR:     "EventList",
 	envConfigGVR: "EnvironmentConfigList",
+	// What the clusterstack backend requires, for live previews of its clusters.
+	{Group: "clusterstack.x-k8s.io", Version: "v1alpha1", Resource: "clusterstackreleases"}: "ClusterStackReleaseList",
 }
 
 // newHarness serves objects of the given flavour: legacy serves XSCSCluster next to

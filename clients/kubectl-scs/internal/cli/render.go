@@ -152,6 +152,9 @@ func (a *App) renderOffline(o *renderOptions) (*rendered, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The function's clock decides whether an update of the cluster's own starts now (its
+	// window, its wave) and what has expired: the CLI's clock stands in for it.
+	in.Now = a.Now()
 	observed, err := readManifests(a.IO.In, o.observed...)
 	if err != nil {
 		return nil, err

@@ -41,6 +41,7 @@ Rendered SCSCluster team1/dev (namespaced flavour) for backend gardener in envir
   EnvironmentUpToDate: True (UpToDate): the cluster uses what environment gardener-regionone offers and defaults
   VersionSupported: True (VersionOffered): 1.34 is offered by environment gardener-regionone; the next minor, 1.35, is offered
   BackendSynced: Unknown (ApplyPending): waiting for gardener-shoot to be reported applied
+  UpdatePlanned: False (NothingPlanned): no update of its own is due; updates start in the window 22:00-23:00 UTC
 `
 
 const renderedMinimalNames = `object.kubernetes.m.crossplane.io/dev-mfn4yr-shoot
@@ -96,6 +97,26 @@ Rendered XSCSCluster shop-x7k2p (legacy flavour) for backend gardener in environ
   EnvironmentUpToDate: True (UpToDate): the cluster uses what environment gardener-regionone offers and defaults
   VersionSupported: True (VersionOffered): 1.34 is offered by environment gardener-regionone; the next minor, 1.35, is offered
   BackendSynced: True (Synced): every native object is applied as rendered
+  UpdatePlanned: False (NothingPlanned): no update of its own is due; updates start in the window 00:00-03:00 UTC
+`,
+		},
+		{
+			name: "the clock judges the window: a newer release waits for the cluster's next one",
+			args: []string{"render", "-f", repo + "/examples/render/clusterstack/xr.yaml", "--environment", envs,
+				"--observed", repo + "/examples/render/clusterstack/observed-ready.yaml",
+				"--required", repo + "/examples/render/clusterstack/required," + repo + "/examples/render/clusterstack/required-ready", "-o", "name"},
+			stdout: "cluster.cluster.x-k8s.io/shop-6bru6k\n",
+			stderr: `Note: namespace team1 was not given (--required): rendered as if it had no labels but kubernetes.io/metadata.name, which matters to environments that admit namespaces by label
+Rendered XSCSCluster shop-9q8rz (legacy flavour) for backend clusterstack in environment clusterstack-regionone: 1 object
+  name in the backend: shop-6bru6k
+  phase: Ready
+  BackendReady: True (Available): the Cluster is available
+  KubeconfigReady: True (Delivered): the connection secret holds the cluster's kubeconfig
+  EnvironmentUpToDate: True (UpToDate): the cluster uses what environment clusterstack-regionone offers and defaults
+  VersionSupported: True (VersionOffered): 1.34 is offered by environment clusterstack-regionone; the next minor, 1.35, is offered
+  BackendSynced: True (Synced): every native object is applied as rendered
+  UpdatePlanned: True (OutsideWindow): v1.34.6 -> v1.34.7 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Wed, 02 Dec 2026 02:00:00 UTC
+Warning: spec.nodePools[system].labels: Cluster API carries only node-role.kubernetes.io/, node-restriction.kubernetes.io/ and node.cluster.x-k8s.io/ labels to nodes; the nodes get node.cluster.x-k8s.io/pool for node.scs.community/pool instead
 `,
 		},
 		{

@@ -37,7 +37,7 @@ func (a *App) adoptEnvironment(ctx context.Context, c *Clients, name string, o *
 	// differs, if not what changes in the backend.
 	var p *model.Preview
 	status := obj
-	src, err := liveSourceOf(ctx, c, obj, c.liveFetch(ctx))
+	src, err := liveSourceOf(ctx, c, obj, c.liveFetch(ctx), a.Now())
 	if err == nil {
 		status = src.current // for a claim, with its composite's status
 		p, _, err = previewFrom(src, edited, c.Namespace)
