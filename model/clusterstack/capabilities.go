@@ -40,7 +40,7 @@ func (Backend) Capabilities() model.Capabilities {
 			model.FieldCNI: {Level: model.Honoured, Note: "Cilium only: other choices warned",
 				Change: model.ChangeEffect{Effect: model.EffectNotHonoured, Note: "the stack runs Cilium whatever is chosen"}},
 			model.FieldMaintenanceWindow: {Level: model.Honoured, Note: "the function starts the updates the cluster makes on its own (a newer release of the minor, the upgrade of an expired minor) inside the window only, and never cuts a started one off; the team's own edits apply at once; without a window, one derived from the cluster's identity at night",
-				Change: model.ChangeEffect{Effect: model.EffectInPlace, Note: "moves the planned update to the new window; nothing rolls by itself"}},
+				Change: model.ChangeEffect{Effect: model.EffectInPlace, Note: "moves the planned update to the new window: it starts at once when the new window is open now; otherwise nothing rolls"}},
 			model.FieldAutoUpdatePatch: {Level: model.Honoured, Note: "moves to the newest ready release of the minor in the next window, after the wave of its purpose (`data.maintenance.waves`)",
 				Change: model.ChangeEffect{Effect: model.EffectInPlace, Note: "turned on, a newer ready release of the minor is applied in the next window (which rolls the cluster)"}},
 			model.FieldAutoUpdateImage: {Level: model.Emulated, Note: "images come with the stack release",

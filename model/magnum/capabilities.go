@@ -40,7 +40,7 @@ func (Backend) Capabilities() model.Capabilities {
 			model.FieldCNI: {Level: model.Emulated, Note: "the template's `networkDriver`; another choice is warned",
 				Change: model.ChangeEffect{Effect: model.EffectNotHonoured, Note: "the template's `networkDriver` decides"}},
 			model.FieldMaintenanceWindow: {Level: model.Honoured, Note: "the function starts the updates the cluster makes on its own (the minor's template with a newer patch, the upgrade of an expired minor) inside the window only, and never cuts a started one off; the team's own edits apply at once; without a window, one derived from the cluster's identity at night",
-				Change: model.ChangeEffect{Effect: model.EffectInPlace, Note: "moves the planned update to the new window; nothing rolls by itself"}},
+				Change: model.ChangeEffect{Effect: model.EffectInPlace, Note: "moves the planned update to the new window: it starts at once when the new window is open now; otherwise nothing rolls"}},
 			model.FieldAutoUpdatePatch: {Level: model.Honoured, Note: "moves to the environment's template of the minor when it runs a newer patch (`kubeTag`), in the next window, after the wave of its purpose (`data.maintenance.waves`); another template of the same patch is kept until adopted",
 				Change: model.ChangeEffect{Effect: model.EffectInPlace, Note: "turned on, the minor's template with a newer patch is applied in the next window (Magnum upgrades the control plane and the default node group)"}},
 			model.FieldAutoUpdateImage: {Level: model.Emulated, Note: "the template fixes the image",
