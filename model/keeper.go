@@ -47,8 +47,8 @@ func keepSettings(env *Environment, settings []Setting, record map[string]string
 		case !ok || was == now:
 		case adopt && s.Change.Effect != EffectRefused:
 			k.adopted = append(k.adopted, fmt.Sprintf("%s: %s -> %s (%s)", path, shownSetting(was), shownSetting(now), s.Change.Effect))
-		case patches != nil && newerPatch(s, was, now):
-			from, to := s.PatchOf(was), s.PatchOf(now)
+		case patches != nil && s.PatchUpdate != nil && patchUpdate(s, was, now):
+			from, to, _ := s.PatchUpdate(was, now)
 			if patches.MayStart(kaasv1alpha1.UpdateKubernetesPatch, from, to) {
 				break // the cluster's own patch update, in its window
 			}
@@ -83,17 +83,13 @@ func adoption(c ChangeEffect) string {
 }
 
 // shownSetting is a setting's value as messages show it.
-// newerPatch says whether now runs a newer patch of the same minor than was, for a setting
-// that names one (Setting.PatchOf).
-func newerPatch(s Setting, was, now string) bool {
-	if s.PatchOf == nil {
-		return false
-	}
-	a, errA := ParseVersion(s.PatchOf(was))
-	b, errB := ParseVersion(s.PatchOf(now))
-	return errA == nil && errB == nil && a.HasPatch() && b.HasPatch() && a.SameMinor(b) && b.Patch > a.Patch
+// patchUpdate says whether the setting's new value is a patch update of the old one.
+func patchUpdate(s Setting, was, now string) bool {
+	_, _, ok := s.PatchUpdate(was, now)
+	return ok
 }
 
+// shownSetting is a recorded value as messages show it.
 func shownSetting(v string) string {
 	if v == "" {
 		return "(unset)"

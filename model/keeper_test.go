@@ -335,7 +335,11 @@ func TestKeepSettingsMovesToANewerPatchInTheWindow(t *testing.T) {
 		return m.KubeTag
 	}
 	withPatches := magnumTemplate
-	withPatches.PatchOf = patchOf
+	withPatches.PatchUpdate = func(was, now string) (string, string, bool) {
+		a, errA := ParseVersion(patchOf(was))
+		b, errB := ParseVersion(patchOf(now))
+		return patchOf(was), patchOf(now), errA == nil && errB == nil && b.Patch > a.Patch
+	}
 	window := &kaasv1alpha1.MaintenanceSpec{Window: &kaasv1alpha1.MaintenanceWindow{Begin: "020000+0000", End: "030000+0000"}}
 	cases := map[string]struct {
 		now         time.Time

@@ -17,8 +17,8 @@ import (
 // the upgrade of an expired minor. An update starts only inside the cluster's window, and
 // for a later wave only its delay after the cluster first saw it offered; the edits a team
 // makes itself are not updates of its own and apply at once. A started update is never cut
-// off: once rendered, it is what the native object (or the cluster's memory) holds, and
-// nothing is decided for it again.
+// off: status.maintenance.inProgress remembers it until the backend reports it finished,
+// and the native object (or status.maintenance.upgradedMinor) holds it.
 //
 // Backends ask MayStart for each update they would make; the answers are recorded, and
 // Reconcile reports them (status.maintenance, the UpdatePlanned condition, the events).
@@ -35,6 +35,9 @@ type Maintenance struct {
 	last *kaasv1alpha1.MaintenanceStatus
 	// decided are the answers MayStart gave, in the order asked.
 	decided []Decision
+	// held: nothing of the cluster is managed yet (a new cluster, or one being looked for
+	// after its control plane was lost): no update of its own starts, none is planned.
+	held bool
 }
 
 // Wave is the environment's wave of a cluster: its purposes and its delay.
@@ -143,12 +146,29 @@ func sinceMidnight(t time.Time) time.Duration {
 // MayStart says whether the update from -> to of kind may start now, and records the answer.
 // A nil Maintenance (a Request built without one) lets every update start.
 func (m *Maintenance) MayStart(kind kaasv1alpha1.UpdateKind, from, to string) bool {
-	if m == nil {
+	switch {
+	case m == nil:
 		return true
+	case m.held:
+		return false
 	}
 	d := m.decide(kind, from, to)
 	m.decided = append(m.decided, d)
 	return d.Start
+}
+
+// Hold keeps every update of the cluster's own from starting or being planned in this call.
+func (m *Maintenance) Hold() { m.held = true }
+
+// refused records an update that cannot start (an end-of-life upgrade the backend refuses):
+// planned, so that when it was first offered is kept, with reason NoUpgradePath.
+func (m *Maintenance) refused(kind kaasv1alpha1.UpdateKind, from, to, why string) {
+	if m.held {
+		return
+	}
+	d := m.decide(kind, from, to)
+	d.Start, d.Reason, d.Update.NotBefore, d.Update.Message = false, kaasv1alpha1.ReasonNoUpgradePath, nil, why
+	m.decided = append(m.decided, d)
 }
 
 // Decided are the answers MayStart gave, in the order asked.
@@ -166,6 +186,11 @@ func (m *Maintenance) decide(kind kaasv1alpha1.UpdateKind, from, to string) Deci
 	if m.Now.IsZero() {
 		u.Message = fmt.Sprintf("%s -> %s", from, to)
 		return Decision{Update: u, Start: true}
+	}
+	if p := m.lastInProgress(); p != nil && p.Kind == kind && p.To == to {
+		// Started in an earlier call and not finished: never cut off, whatever the clock
+		// says now and however late the native object reports it.
+		return Decision{Update: *p.DeepCopy(), Start: true}
 	}
 	now := m.Now.UTC()
 	since := now
@@ -197,6 +222,13 @@ func (m *Maintenance) lastPlanned() *kaasv1alpha1.PlannedUpdate {
 		return nil
 	}
 	return m.last.Planned
+}
+
+func (m *Maintenance) lastInProgress() *kaasv1alpha1.PlannedUpdate {
+	if m.last == nil {
+		return nil
+	}
+	return m.last.InProgress
 }
 
 func (m *Maintenance) windowName() string {

@@ -160,7 +160,15 @@ func TestUpgradeExpired(t *testing.T) {
 		"NoPath": {now: at("02:10"), spec: "1.33", offered: []string{"1.33", "1.35"}, life: expired,
 			want: endOfLife{Version: "1.33", Blocked: "1.33 expired on 2026-12-04 and stays as it is: no upgrade path is offered: environment regionone does not offer the next minor, 1.34 (data.catalog.kubernetesVersions: 1.33, 1.35)"}},
 		"RefusedByTheBackend": {now: at("02:10"), spec: "1.33", offered: []string{"1.33", "1.34"}, life: expired, refused: "no ready release of 1.34",
-			want: endOfLife{Version: "1.33", Blocked: "1.33 expired on 2026-12-04 and stays as it is: the upgrade to 1.34 is refused: no ready release of 1.34"}},
+			want: endOfLife{Version: "1.33", Blocked: "1.33 expired on 2026-12-04 and stays as it is: the upgrade to 1.34 is refused: no ready release of 1.34"},
+			decision: []Decision{{Reason: kaasv1alpha1.ReasonNoUpgradePath, Update: kaasv1alpha1.PlannedUpdate{Kind: kaasv1alpha1.UpdateEndOfLife, From: "v1.33.9", To: "1.34",
+				Since: mtime(at("02:10")), Message: "1.33 expired on 2026-12-04 and stays as it is: the upgrade to 1.34 is refused: no ready release of 1.34"}}}},
+		"AnUpgradedMinorExpiresInTurn": {now: at("02:10"), spec: "1.33", offered: []string{"1.33", "1.34", "1.35"},
+			life: map[string]kaasv1alpha1.VersionLifecycle{"1.33": {ExpirationDate: mtime(at("00:00").Add(-24 * time.Hour))}, "1.34": {ExpirationDate: mtime(at("00:00"))}},
+			last: &kaasv1alpha1.MaintenanceStatus{UpgradedMinor: "1.34"},
+			want: endOfLife{Version: "1.35", Upgraded: "1.35", Started: true},
+			decision: []Decision{{Start: true, Update: kaasv1alpha1.PlannedUpdate{Kind: kaasv1alpha1.UpdateEndOfLife, From: "v1.33.9", To: "1.35",
+				Since: mtime(at("02:10")), Message: "v1.33.9 -> 1.35 in the window 02:00-03:00 UTC"}}}},
 		"TurnedOff": {now: at("02:10"), spec: "1.33", offered: []string{"1.33", "1.34"}, life: expired,
 			policy: &envv1alpha1.MaintenancePolicy{UpgradeExpiredMinors: &off},
 			want:   endOfLife{Version: "1.33"}},
@@ -205,40 +213,53 @@ func TestMaintenanceStatus(t *testing.T) {
 		last       *kaasv1alpha1.MaintenanceStatus
 		eol        endOfLife
 		running    string
+		phase      kaasv1alpha1.Phase
 		wantStatus *kaasv1alpha1.MaintenanceStatus
 		wantCond   Condition
 		wantEvents []Event
 	}{
 		"NothingDue": {now: at("14:00"), running: "v1.34.7",
-			wantCond: notPlanned(kaasv1alpha1.ReasonNothingPlanned, "no update of its own is due; updates start in the window 02:00-03:00 UTC")},
+			wantCond: notPlanned(kaasv1alpha1.ReasonNothingPlanned, "no update of its own is due; its own updates start in the window 02:00-03:00 UTC")},
 		"PlannedOutsideTheWindow": {now: at("14:00"), ask: true, running: "v1.34.7",
 			wantStatus: &kaasv1alpha1.MaintenanceStatus{Planned: &kaasv1alpha1.PlannedUpdate{Kind: patch.Kind, From: patch.From, To: patch.To, Since: mtime(at("14:00")),
 				NotBefore: mtime(at("02:00").Add(24 * time.Hour)), Message: "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC, from Sun, 06 Dec 2026 02:00:00 UTC"}},
 			wantCond:   planned(kaasv1alpha1.ReasonOutsideWindow, "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC, from Sun, 06 Dec 2026 02:00:00 UTC"),
 			wantEvents: []Event{{Type: EventNormal, Reason: kaasv1alpha1.ReasonUpdatePlanned, Message: "planned v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC, from Sun, 06 Dec 2026 02:00:00 UTC"}}},
-		"PlannedBeforeSaidOnce": {now: at("15:00"), ask: true, running: "v1.34.7",
+		"PlannedSaidAgain": {now: at("15:00"), ask: true, running: "v1.34.7",
 			last: &kaasv1alpha1.MaintenanceStatus{Planned: &kaasv1alpha1.PlannedUpdate{Kind: patch.Kind, From: patch.From, To: patch.To, Since: mtime(at("14:00"))}},
 			wantStatus: &kaasv1alpha1.MaintenanceStatus{Planned: &kaasv1alpha1.PlannedUpdate{Kind: patch.Kind, From: patch.From, To: patch.To, Since: mtime(at("14:00")),
 				NotBefore: mtime(at("02:00").Add(24 * time.Hour)), Message: "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC, from Sun, 06 Dec 2026 02:00:00 UTC"}},
-			wantCond: planned(kaasv1alpha1.ReasonOutsideWindow, "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC, from Sun, 06 Dec 2026 02:00:00 UTC")},
+			wantCond:   planned(kaasv1alpha1.ReasonOutsideWindow, "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC, from Sun, 06 Dec 2026 02:00:00 UTC"),
+			wantEvents: []Event{{Type: EventNormal, Reason: kaasv1alpha1.ReasonUpdatePlanned, Message: "planned v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC, from Sun, 06 Dec 2026 02:00:00 UTC"}}},
 		"StartsInTheWindow": {now: at("02:10"), ask: true, running: "v1.34.7",
 			wantStatus: &kaasv1alpha1.MaintenanceStatus{InProgress: &kaasv1alpha1.PlannedUpdate{Kind: patch.Kind, From: patch.From, To: patch.To, Since: mtime(at("02:10")),
 				Started: mtime(at("02:10")), Message: "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC"}},
 			wantCond:   notPlanned(kaasv1alpha1.ReasonUpdateInProgress, "rolling v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC"),
-			wantEvents: []Event{{Type: EventNormal, Reason: kaasv1alpha1.ReasonMaintenanceStarted, Message: "started v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC"}}},
+			wantEvents: []Event{{Type: EventNormal, Reason: kaasv1alpha1.ReasonMaintenanceStarted, Message: "started v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC at 2026-12-05T02:10:00Z"}}},
 		"InProgressAfterTheWindowClosed": {now: at("03:30"), running: "v1.34.7",
 			last:       &kaasv1alpha1.MaintenanceStatus{InProgress: &rolling},
 			wantStatus: &kaasv1alpha1.MaintenanceStatus{InProgress: &rolling},
-			wantCond:   notPlanned(kaasv1alpha1.ReasonUpdateInProgress, "rolling v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC")},
+			wantCond:   notPlanned(kaasv1alpha1.ReasonUpdateInProgress, "rolling v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC"),
+			wantEvents: []Event{{Type: EventNormal, Reason: kaasv1alpha1.ReasonMaintenanceStarted, Message: "started v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC at 2026-12-05T02:10:00Z"}}},
+		"NotFinishedWhileTheBackendRolls": {now: at("03:30"), running: "v1.34.8", phase: kaasv1alpha1.PhaseUpdating,
+			last:       &kaasv1alpha1.MaintenanceStatus{InProgress: &rolling},
+			wantStatus: &kaasv1alpha1.MaintenanceStatus{InProgress: &rolling},
+			wantCond:   notPlanned(kaasv1alpha1.ReasonUpdateInProgress, "rolling v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC"),
+			wantEvents: []Event{{Type: EventNormal, Reason: kaasv1alpha1.ReasonMaintenanceStarted, Message: "started v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC at 2026-12-05T02:10:00Z"}}},
+		"StartedAndAskedAgainAfterTheWindowItGoesOn": {now: at("03:30"), ask: true, running: "v1.34.7", phase: kaasv1alpha1.PhaseUpdating,
+			last:       &kaasv1alpha1.MaintenanceStatus{InProgress: &rolling},
+			wantStatus: &kaasv1alpha1.MaintenanceStatus{InProgress: &rolling},
+			wantCond:   notPlanned(kaasv1alpha1.ReasonUpdateInProgress, "rolling v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC"),
+			wantEvents: []Event{{Type: EventNormal, Reason: kaasv1alpha1.ReasonMaintenanceStarted, Message: "started v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC at 2026-12-05T02:10:00Z"}}},
 		"Finished": {now: at("03:30"), running: "v1.34.8",
 			last:       &kaasv1alpha1.MaintenanceStatus{InProgress: &rolling},
-			wantCond:   notPlanned(kaasv1alpha1.ReasonNothingPlanned, "no update of its own is due; updates start in the window 02:00-03:00 UTC"),
+			wantCond:   notPlanned(kaasv1alpha1.ReasonNothingPlanned, "no update of its own is due; its own updates start in the window 02:00-03:00 UTC"),
 			wantEvents: []Event{{Type: EventNormal, Reason: kaasv1alpha1.ReasonMaintenanceCompleted, Message: "finished v1.34.7 -> v1.34.8: the cluster runs v1.34.8"}}},
 		"AnExpiredMinorWithoutAPath": {now: at("02:10"), running: "v1.33.9", eol: endOfLife{Version: "1.33", Blocked: "1.33 expired on 2026-12-04 and stays as it is: no path"},
 			wantCond: notPlanned(kaasv1alpha1.ReasonNoUpgradePath, "1.33 expired on 2026-12-04 and stays as it is: no path")},
 		"UpgradedMinorRemembered": {now: at("14:00"), running: "v1.34.1", eol: endOfLife{Version: "1.34", Upgraded: "1.34"},
 			wantStatus: &kaasv1alpha1.MaintenanceStatus{UpgradedMinor: "1.34"},
-			wantCond:   notPlanned(kaasv1alpha1.ReasonNothingPlanned, "no update of its own is due; updates start in the window 02:00-03:00 UTC")},
+			wantCond:   notPlanned(kaasv1alpha1.ReasonNothingPlanned, "no update of its own is due; its own updates start in the window 02:00-03:00 UTC")},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -247,7 +268,7 @@ func TestMaintenanceStatus(t *testing.T) {
 			if tc.ask {
 				m.MayStart(patch.Kind, patch.From, patch.To)
 			}
-			status, cond, events := maintenanceStatus(m, tc.last, tc.eol, &kaasv1alpha1.KubernetesStatus{Version: tc.running})
+			status, cond, events := maintenanceStatus(m, tc.last, tc.eol, &kaasv1alpha1.KubernetesStatus{Version: tc.running}, phaseOr(tc.phase))
 			if diff := cmp.Diff(tc.wantStatus, status); diff != "" {
 				t.Errorf("status (-want, +got):\n%s", diff)
 			}
@@ -259,4 +280,11 @@ func TestMaintenanceStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+func phaseOr(p kaasv1alpha1.Phase) kaasv1alpha1.Phase {
+	if p == "" {
+		return kaasv1alpha1.PhaseReady
+	}
+	return p
 }

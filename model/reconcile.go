@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -91,6 +92,7 @@ const (
 // Reconcile runs the translation of one cluster as phases whose order is the point: each
 // relies on what the ones before guarantee. On an error the caller must not change anything.
 func (r *Registry) Reconcile(in Input) (*Output, error) {
+	original := in // what a retry without a refused end-of-life upgrade starts from
 	out := &Output{Requirements: map[string]Selector{EnvironmentsRequirement: EnvironmentSelector()}}
 	// Admit: valid annotations; the tenant and the EnvironmentConfigs read.
 	tenant, configs, ready, err := admit(in, out.Requirements)
@@ -151,11 +153,11 @@ func (r *Registry) Reconcile(in Input) (*Output, error) {
 	}
 	out.Complete = true
 	rendering, obs, err := validateAndTranslate(in, req, env, backend, kept.created)
-	if err != nil && kept.endOfLife.Started {
+	if err != nil && kept.endOfLife.Started && original.upgradeRefused == "" {
 		// The upgrade of an expired minor is refused: the cluster stays as it is, and its
-		// UpdatePlanned condition says why.
-		in.upgradeRefused = Truncate(err.Error())
-		return r.Reconcile(in)
+		// UpdatePlanned condition says why. Once: with a refusal, none is started again.
+		original.upgradeRefused = cmp.Or(Truncate(err.Error()), ReasonOf(err), "refused")
+		return r.Reconcile(original)
 	}
 	if err != nil {
 		return nil, err
@@ -303,6 +305,11 @@ func recall(in Input, env *Environment, backend Backend) (*Request, recalled, er
 	// Maintain: the updates the cluster makes on its own start in its window only; an
 	// expired minor is upgraded in it, and stays upgraded.
 	maintenance := NewMaintenance(in.Now, &cluster.Spec, env, IdentityOf(xr), xr.Status.Maintenance)
+	if probing(backend.Type(), in.Observed) {
+		// Nothing of the backend is managed: a new cluster is made as its spec says, and one
+		// looked for after a loss starts nothing of its own before it is managed again.
+		maintenance.Hold()
+	}
 	r.endOfLife = upgradeExpired(&cluster.Spec, env, maintenance, xr.Status.Maintenance, runningVersion(xr), in.upgradeRefused)
 	cluster.Spec.Kubernetes.Version = r.endOfLife.Version
 	var patches *Maintenance
@@ -462,7 +469,7 @@ func observe(out *Output, in Input, req *Request, env *Environment, kept recalle
 	o, more := sharedConditions(obs, env, spec, &out.Status, changes, syncedCondition(rendering.Resources, in.Observed), out.KubeconfigExpires, in.Now)
 	out.Observation = o
 	out.Events = append(out.Events, more...)
-	status, planned, more := maintenanceStatus(req.Maintenance, in.Cluster.Status.Maintenance, kept.endOfLife, out.Status.Kubernetes)
+	status, planned, more := maintenanceStatus(req.Maintenance, in.Cluster.Status.Maintenance, kept.endOfLife, out.Status.Kubernetes, out.Status.Phase)
 	out.Status.Maintenance = status
 	o.Conditions = append(o.Conditions, planned)
 	out.Events = append(out.Events, more...)

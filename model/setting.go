@@ -20,11 +20,12 @@ type Setting struct {
 	// Follows says that every cluster takes the environment's value at once, for Reason.
 	Follows bool
 	Reason  string
-	// PatchOf, where set, is the Kubernetes version a value runs (Magnum's template of the
-	// minor, its kubeTag). A cluster with automatic patch updates moves to a value that runs
-	// a newer patch of the same minor on its own, in its maintenance window (Maintenance);
-	// any other new value it keeps, as every setting.
-	PatchOf func(value string) string
+	// PatchUpdate, where set, says whether a new value of the setting is a newer patch of the
+	// same minor and nothing else (Magnum's template of the minor: the same network driver, a
+	// newer kubeTag), with the versions it moves from and to. A cluster with automatic patch
+	// updates moves to such a value on its own, in its maintenance window (Maintenance); any
+	// other new value it keeps, as every setting.
+	PatchUpdate func(was, now string) (from, to string, ok bool)
 	// Change is what another value does to a cluster, at once or when adopted;
 	// EffectRefused (it would move or replace the cluster) keeps the value for life.
 	Change ChangeEffect

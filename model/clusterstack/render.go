@@ -80,7 +80,7 @@ func resolveRelease(req *model.Request, rels []release, known bool, observed *cl
 	}
 	if !newerRelease(rel, current, have) {
 		// The release the cluster runs was withdrawn (not ready, removed): the cluster keeps
-		// it rather than going back on its own; a team that wants back pins the patch.
+		// it rather than going back on its own; the fix comes as a newer release.
 		return current, false, nil
 	}
 	from, to := current.KubernetesVersion, rel.KubernetesVersion

@@ -145,15 +145,21 @@ func template(env *model.Environment, version string) (envv1alpha1.MagnumTemplat
 	return env.Magnum.Templates[i], true
 }
 
-// templateKubeTag is the version a recorded cluster template runs (its kubeTag): a cluster
-// with automatic patch updates moves to its minor's template when the environment points
-// the minor at one with a newer patch, in its maintenance window.
-func templateKubeTag(value string) string {
-	var t envv1alpha1.MagnumTemplate
-	if json.Unmarshal([]byte(value), &t) != nil {
-		return ""
+// templatePatch says whether the environment's template of the minor (now) is a newer
+// patch of the recorded one (was) and nothing else: the same minor and network driver, a
+// newer kubeTag. A cluster with automatic patch updates moves to it in its maintenance
+// window; another template (a new driver, the same patch) is kept until adopted, since it may
+// be a change Magnum cannot make in place.
+func templatePatch(was, now string) (string, string, bool) {
+	var a, b envv1alpha1.MagnumTemplate
+	if json.Unmarshal([]byte(was), &a) != nil || json.Unmarshal([]byte(now), &b) != nil {
+		return "", "", false
 	}
-	return t.KubeTag
+	va, errA := model.ParseVersion(a.KubeTag)
+	vb, errB := model.ParseVersion(b.KubeTag)
+	ok := errA == nil && errB == nil && va.HasPatch() && vb.HasPatch() && va.SameMinor(vb) && vb.Patch > va.Patch &&
+		a.KubernetesVersion == b.KubernetesVersion && a.NetworkDriver == b.NetworkDriver
+	return a.KubeTag, b.KubeTag, ok
 }
 
 // Settings are the settings of data.magnum that reach the managed resources, and the
@@ -166,7 +172,7 @@ func (Backend) Settings() []model.Setting {
 		{Path: "data.magnum.namespace", Change: elsewhere},
 		{Path: "data.magnum.providerConfigName", Change: elsewhere},
 		{Path: "data.magnum.providerConfigKind", Change: elsewhere},
-		{Path: "data.magnum.templates[kubernetesVersion={minor}]", PatchOf: templateKubeTag, Change: model.ChangeEffect{Effect: model.EffectRollsControlPlane,
+		{Path: "data.magnum.templates[kubernetesVersion={minor}]", PatchUpdate: templatePatch, Change: model.ChangeEffect{Effect: model.EffectRollsControlPlane,
 			Note: "Magnum moves the control plane and the default node group to the template, as in an upgrade"}},
 		{Path: "data.magnum.keypair", Change: forceNew},
 		{Path: "data.magnum.masterFlavor", Change: forceNew},

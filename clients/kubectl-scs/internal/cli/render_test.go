@@ -41,7 +41,7 @@ Rendered SCSCluster team1/dev (namespaced flavour) for backend gardener in envir
   EnvironmentUpToDate: True (UpToDate): the cluster uses what environment gardener-regionone offers and defaults
   VersionSupported: True (VersionOffered): 1.34 is offered by environment gardener-regionone; the next minor, 1.35, is offered
   BackendSynced: Unknown (ApplyPending): waiting for gardener-shoot to be reported applied
-  UpdatePlanned: False (NothingPlanned): no update of its own is due; updates start in the window 22:00-23:00 UTC
+  UpdatePlanned: False (NothingPlanned): no update of its own is due; its own updates start in the window 22:00-23:00 UTC
 `
 
 const renderedMinimalNames = `object.kubernetes.m.crossplane.io/dev-mfn4yr-shoot
@@ -97,7 +97,7 @@ Rendered XSCSCluster shop-x7k2p (legacy flavour) for backend gardener in environ
   EnvironmentUpToDate: True (UpToDate): the cluster uses what environment gardener-regionone offers and defaults
   VersionSupported: True (VersionOffered): 1.34 is offered by environment gardener-regionone; the next minor, 1.35, is offered
   BackendSynced: True (Synced): every native object is applied as rendered
-  UpdatePlanned: False (NothingPlanned): no update of its own is due; updates start in the window 00:00-03:00 UTC
+  UpdatePlanned: False (NothingPlanned): no update of its own is due; its own updates start in the window 00:00-03:00 UTC
 `,
 		},
 		{
