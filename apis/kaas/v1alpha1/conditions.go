@@ -230,10 +230,10 @@ const (
 	// ReasonUpgradeStarted: the spec asks for a newer minor than the cluster runs; the
 	// backend is upgrading it.
 	ReasonUpgradeStarted = "UpgradeStarted"
-	// ReasonUpdatePlanned: the cluster plans an update of its own, said once when it is
-	// first planned (the UpdatePlanned condition keeps saying it).
+	// ReasonUpdatePlanned: the cluster plans an update of its own; said while it is planned.
 	ReasonUpdatePlanned = "UpdatePlanned"
-	// ReasonMaintenanceStarted: the cluster started an update of its own in its window.
+	// ReasonMaintenanceStarted: the cluster started an update of its own in its window; said
+	// while it rolls.
 	ReasonMaintenanceStarted = "MaintenanceStarted"
 	// ReasonMaintenanceCompleted: an update the cluster started on its own has finished.
 	ReasonMaintenanceCompleted = "MaintenanceCompleted"
