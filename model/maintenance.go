@@ -72,7 +72,8 @@ func NewMaintenance(now time.Time, spec *kaasv1alpha1.ClusterSpec, env *Environm
 	} else {
 		h := fnv.New32a()
 		_, _ = h.Write([]byte(id.Namespace + "/" + id.Name))
-		begin := time.Duration(derivedWindowHours[h.Sum32()%uint32(len(derivedWindowHours))]) * time.Hour
+		hours := uint32(len(derivedWindowHours)) //nolint:gosec // a list of eight
+		begin := time.Duration(derivedWindowHours[h.Sum32()%hours]) * time.Hour
 		m.Window, m.Derived = Window{Begin: begin, End: (begin + time.Hour) % (24 * time.Hour)}, true
 	}
 	m.Wave = waveOf(env, spec.Purpose)
@@ -195,7 +196,7 @@ func (m *Maintenance) decide(kind kaasv1alpha1.UpdateKind, from, to string) Deci
 	now := m.Now.UTC()
 	since := now
 	if p := m.lastPlanned(); p != nil && p.Kind == kind && p.To == to && p.Since != nil && p.Since.Time.Before(now) {
-		since = p.Since.Time.UTC()
+		since = p.Since.UTC()
 	}
 	u.Since = &metav1.Time{Time: since}
 	earliest, reason := now, kaasv1alpha1.ReasonOutsideWindow

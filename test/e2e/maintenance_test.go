@@ -44,7 +44,9 @@ func TestMaintenance(t *testing.T) {
 	if _, err := cp.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cp.Client.CoreV1().Namespaces().Delete(context.Background(), maintenanceNamespace, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = cp.Client.CoreV1().Namespaces().Delete(context.Background(), maintenanceNamespace, metav1.DeleteOptions{})
+	})
 	installRelease(ctx, t, "openstack-scs2-1-33-v4", "v1.33.9")
 	installRelease(ctx, t, "openstack-scs2-1-34-v3", "v1.34.7")
 	environmentVariant(ctx, t, "clusterstack-regionone.yaml", maintenanceClusterStack, map[string]any{"clusterStack.namespace": maintenanceNamespace})
