@@ -16,6 +16,7 @@ import (
 	kaasv1alpha1 "github.com/SovereignCloudStack/scs-kaas/apis/kaas/v1alpha1"
 	"github.com/SovereignCloudStack/scs-kaas/model"
 	"github.com/SovereignCloudStack/scs-kaas/test/e2e/controlplane"
+	"github.com/SovereignCloudStack/scs-kaas/test/e2e/gardensim"
 )
 
 // The environments of TestMaintenance: the examples' Cluster Stacks and Magnum ones under
@@ -24,6 +25,7 @@ import (
 const (
 	maintenanceClusterStack = "clusterstack-maintenance"
 	maintenanceMagnum       = "magnum-maintenance"
+	maintenanceGardener     = "gardener-maintenance"
 	maintenanceNamespace    = "kaas-maintenance"
 )
 
@@ -34,7 +36,8 @@ const (
 // changes; its window moved over now, the Cluster moves to the release and Cluster API rolls
 // the KubeadmControlPlane to the new patch, the MachineDeployments waiting for it. The
 // same on Magnum's stand-in when the environment points the minor at a template with a
-// newer patch, and on both when the running minor expires (the next minor, in the window).
+// newer patch, and on every backend when the running minor expires (the next minor, in the
+// window; Gardener with the real gardener-apiserver).
 func TestMaintenance(t *testing.T) {
 	needEnv(t)
 	needClusterStack(t)
@@ -51,9 +54,10 @@ func TestMaintenance(t *testing.T) {
 	installRelease(ctx, t, "openstack-scs2-1-34-v3", "v1.34.7")
 	environmentVariant(ctx, t, "clusterstack-regionone.yaml", maintenanceClusterStack, map[string]any{"clusterStack.namespace": maintenanceNamespace})
 	environmentVariant(ctx, t, "magnum-regionone.yaml", maintenanceMagnum, nil)
+	environmentVariant(ctx, t, "gardener-regionone.yaml", maintenanceGardener, nil)
 
 	outside, inside := windowFrom(time.Now().Add(6*time.Hour)), windowFrom(time.Now().Add(-15*time.Minute))
-	const patchCS, eolCS, patchMagnum = "maint-patch", "maint-eol", "maint-magnum"
+	const patchCS, eolCS, patchMagnum, eolShoot = "maint-patch", "maint-eol", "maint-magnum", "maint-shoot"
 	csSpec := func(version string, window map[string]any) map[string]any {
 		s := clusterStackSpec(version, 1)
 		s["environment"] = maintenanceClusterStack
@@ -67,11 +71,18 @@ func TestMaintenance(t *testing.T) {
 		s["maintenance"] = map[string]any{"window": window}
 		return s
 	}
+	shootSpec := func(window map[string]any) map[string]any {
+		s := smallSpec("1.34", 1, 3)
+		s["environment"] = maintenanceGardener
+		s["maintenance"] = map[string]any{"window": window}
+		return s
+	}
+	apply(ctx, t, newClaim(eolShoot, shootSpec(outside)))
 	apply(ctx, t, newClaim(patchCS, csSpec("1.34", outside)))
 	apply(ctx, t, newClaim(eolCS, csSpec("1.33", outside)))
 	apply(ctx, t, newClaim(patchMagnum, mgSpec(outside)))
 	t.Cleanup(func() {
-		for _, n := range []string{patchCS, eolCS, patchMagnum} {
+		for _, n := range []string{patchCS, eolCS, patchMagnum, eolShoot} {
 			_ = claims().Delete(context.Background(), n, metav1.DeleteOptions{})
 		}
 	})
@@ -80,6 +91,11 @@ func TestMaintenance(t *testing.T) {
 	eolNative := runningRelease(ctx, t, eolCS, "v1.33.9", "203.0.113.61")
 	_, magnumNative, _ := waitClusterV1(ctx, t, patchMagnum)
 	magnumReadyAt(ctx, t, magnumNative, "v1.34.3")
+	_, shootNative, _ := waitShoot(ctx, t, eolShoot)
+	if _, err := gardensim.Write(ctx, garden.Client, garden.Dynamic, gardenNamespace, shootNative, gardensim.Healthy); err != nil {
+		t.Fatal(err)
+	}
+	waitClaim(ctx, t, faultDeadline, eolShoot, "status.kubernetes.version "+gardenerPatch["1.34"], fieldIs(gardenerPatch["1.34"], "status", "kubernetes", "version"))
 
 	t.Run("a newer release of the minor waits for the window", func(t *testing.T) {
 		before, err := clusters.Get(ctx, patchNative, metav1.GetOptions{})
@@ -138,6 +154,24 @@ func TestMaintenance(t *testing.T) {
 		rollsControlPlaneFirst(ctx, t, eolNative, "v1.34.8", "v1.33.9")
 		waitClaim(ctx, t, deadline, eolCS, "status.maintenance.upgradedMinor 1.34", fieldIs("1.34", "status", "maintenance", "upgradedMinor"))
 		waitClaimEvent(ctx, t, eolCS, corev1.EventTypeNormal, kaasv1alpha1.ReasonMaintenanceStarted, "1.33.9 -> 1.34")
+	})
+
+	t.Run("Gardener: an expired minor moves to the next one in the window", func(t *testing.T) {
+		patchEnvironmentData(ctx, t, maintenanceGardener, map[string]any{"catalog": map[string]any{
+			"kubernetesVersionLifecycle": map[string]any{"1.34": map[string]any{"expirationDate": time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339)}}}})
+		before, err := shoots().Get(ctx, shootNative, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plannedBeforeItStarts(ctx, t, eolShoot, gardenerPatch["1.34"]+" -> 1.35")
+		assertShootUntouched(ctx, t, shootNative, before)
+
+		apply(ctx, t, newClaim(eolShoot, shootSpec(inside)))
+		waitShootMatches(ctx, t, deadline, shootNative, "Shoot at "+gardenerPatch["1.35"], func(s *unstructured.Unstructured) bool {
+			return str(s, "spec", "kubernetes", "version") == gardenerPatch["1.35"]
+		})
+		waitClaim(ctx, t, deadline, eolShoot, "status.maintenance.upgradedMinor 1.35", fieldIs("1.35", "status", "maintenance", "upgradedMinor"))
+		waitClaimEvent(ctx, t, eolShoot, corev1.EventTypeNormal, kaasv1alpha1.ReasonMaintenanceStarted, "-> 1.35")
 	})
 
 	t.Run("Magnum: the minor's template with a newer patch waits for the window", func(t *testing.T) {
