@@ -40,9 +40,10 @@ func TestOwnUpdatesWaitForTheWindow(t *testing.T) {
 		planned      string
 	}{
 		{cluster: "clusterstack/legacy", what: "a newer ready release of the running minor",
+			edit:     func(t *testing.T, req *fnv1.RunFunctionRequest, _ string) { withNewerRelease(t, req) },
 			resource: "clusterstack-cluster", path: []string{"spec", "topology", "classRef", "name"},
-			before: "openstack-scs2-1-34-v2", then: "openstack-scs2-1-34-v3",
-			planned: "v1.34.6 -> v1.34.7 in the window 02:00-03:00 UTC, from Fri, 04 Dec 2026 02:00:00 UTC"},
+			before: "openstack-scs2-1-34-v3", then: "openstack-scs2-1-34-v4",
+			planned: "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC, from Fri, 04 Dec 2026 02:00:00 UTC"},
 		{cluster: "magnum/legacy", what: "the minor's template repointed to a newer patch",
 			edit: func(t *testing.T, req *fnv1.RunFunctionRequest, env string) {
 				editEnvironmentLeaf(t, req, env, leafEdit{path: "magnum.templates[1].id", value: "5e1d9c2b-patched"})
@@ -111,6 +112,7 @@ func TestAnExpiredMinorThatCannotMoveStays(t *testing.T) {
 	inside := time.Date(2026, 12, 4, 2, 10, 0, 0, time.UTC)
 	cases := map[string]struct {
 		cluster, resource string
+		newerRelease      bool
 		path              []string
 		want              string
 		reason            string
@@ -119,8 +121,11 @@ func TestAnExpiredMinorThatCannotMoveStays(t *testing.T) {
 		"NoPath": {cluster: "magnum/legacy", resource: "magnum-cluster", path: []string{"spec", "forProvider", "clusterTemplateId"},
 			want: "2f6b1d3e-7a8c-4e5f-9b0a-1c2d3e4f5a6b", reason: kaasv1alpha1.ReasonNoUpgradePath,
 			says: "1.34 expired on 2026-12-01 and stays as it is: no upgrade path is offered: environment magnum-regionone does not offer the next minor, 1.35"},
-		"RefusedByTheBackendTheNewerPatchStillStarts": {cluster: "clusterstack/legacy", resource: "clusterstack-cluster", path: []string{"spec", "topology", "classRef", "name"},
-			want: "openstack-scs2-1-34-v3", reason: kaasv1alpha1.ReasonUpdateInProgress,
+		"RefusedByTheBackend": {cluster: "clusterstack/legacy", resource: "clusterstack-cluster", path: []string{"spec", "topology", "classRef", "name"},
+			want: "openstack-scs2-1-34-v3", reason: kaasv1alpha1.ReasonNoUpgradePath,
+			says: "1.34 expired on 2026-12-01 and stays as it is: the upgrade to 1.35 is refused: "},
+		"RefusedByTheBackendTheNewerPatchStillStarts": {cluster: "clusterstack/legacy", newerRelease: true, resource: "clusterstack-cluster", path: []string{"spec", "topology", "classRef", "name"},
+			want: "openstack-scs2-1-34-v4", reason: kaasv1alpha1.ReasonUpdateInProgress,
 			says: "1.34 expired on 2026-12-01 and stays as it is: the upgrade to 1.35 is refused: "},
 	}
 	for name, tc := range cases {
@@ -129,6 +134,9 @@ func TestAnExpiredMinorThatCannotMoveStays(t *testing.T) {
 			req := withWindow(t, remembered(t, c.req), "020000+0000", "030000+0000")
 			editEnvironmentLeaf(t, req, c.environment, leafEdit{path: "catalog.kubernetesVersionLifecycle",
 				value: map[string]any{"1.34": map[string]any{"expirationDate": "2026-12-01T00:00:00Z"}}})
+			if tc.newerRelease {
+				withNewerRelease(t, req)
+			}
 			rsp := runAt(t, req, inside)
 			if r := fatalResult(rsp); r != nil {
 				t.Fatalf("refused: %s", r.GetMessage())
@@ -142,6 +150,23 @@ func TestAnExpiredMinorThatCannotMoveStays(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withNewerRelease adds a ready ClusterStackRelease of 1.34 newer than the one the example
+// Cluster runs (openstack-scs2-1-34-v3, v1.34.7) to the request's releases, as the Cluster
+// Stack operator publishes one.
+func withNewerRelease(t testing.TB, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionRequest {
+	t.Helper()
+	releases := req.GetRequiredResources()["clusterstack-releases"]
+	if releases == nil {
+		t.Fatal("the request has no clusterstack-releases")
+	}
+	releases.Items = append(releases.Items, &fnv1.Resource{Resource: mustStruct(t, map[string]any{
+		"apiVersion": "clusterstack.x-k8s.io/v1alpha1", "kind": "ClusterStackRelease",
+		"metadata": map[string]any{"name": "openstack-scs2-1-34-v4", "namespace": "kaas-team1"},
+		"status":   map[string]any{"kubernetesVersion": "v1.34.8", "ready": true},
+	})})
+	return req
 }
 
 // readyClusterNamed is the Ready cluster of readyClusters by name.

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
+	"google.golang.org/protobuf/proto"
 )
 
 // TestMetricsCountWhatTheFunctionDid: after a refusal, a first call, a Ready cluster of
@@ -22,7 +24,7 @@ import (
 func TestMetricsCountWhatTheFunctionDid(t *testing.T) {
 	f := NewFunction(logging.NewNopLogger())
 	f.now = func() time.Time { return metricsNow }
-	for _, req := range everyMetricCalls(t) {
+	for _, req := range append(everyMetricCalls(t), plannedUpdateCall(t)) {
 		if _, err := f.RunFunction(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +53,7 @@ func TestMetricsCountWhatTheFunctionDid(t *testing.T) {
 		// Two Ready clusters (one per flavour) of each backend, the Cluster Stacks ones
 		// local and remote, and one with add-ons on Gardener and on Magnum; the first
 		// call only asked for the environments.
-		metricRunDuration + "{backend=clusterstack}":                       5,
+		metricRunDuration + "{backend=clusterstack}":                       6,
 		metricRunDuration + "{backend=gardener}":                           3,
 		metricRunDuration + "{backend=magnum}":                             3,
 		metricRunDuration + "{backend=none}":                               1,
@@ -63,11 +65,11 @@ func TestMetricsCountWhatTheFunctionDid(t *testing.T) {
 		metricNotReady + "_bucket{backend=clusterstack}{le=3600}":          1,
 		metricKubeconfigExpiry + "_bucket{backend=clusterstack}{le=3600}":  0,
 		metricKubeconfigExpiry + "_bucket{backend=clusterstack}{le=86400}": 1,
-		// The local Cluster Stacks clusters run v1.34.6 where v1.34.7 is offered: each plans
-		// it for its next window (derived from its identity, at night), within a day.
-		metricUpdatePlanned + "{backend=clusterstack,kind=KubernetesPatch}":                  3,
+		// The Cluster Stacks cluster offered a newer release of its minor plans it for its
+		// next window (derived from its identity, at night), within a day.
+		metricUpdatePlanned + "{backend=clusterstack,kind=KubernetesPatch}":                  1,
 		metricUpdatePlanned + "_bucket{backend=clusterstack,kind=KubernetesPatch}{le=3600}":  0,
-		metricUpdatePlanned + "_bucket{backend=clusterstack,kind=KubernetesPatch}{le=86400}": 3,
+		metricUpdatePlanned + "_bucket{backend=clusterstack,kind=KubernetesPatch}{le=86400}": 1,
 		metricUpdatePlanned + "{backend=gardener,kind=KubernetesPatch}":                      0,
 	}
 	for k, v := range want {
@@ -109,7 +111,7 @@ func TestOperationsDocNamesTheMetrics(t *testing.T) {
 	}
 	f := NewFunction(logging.NewNopLogger())
 	f.now = func() time.Time { return metricsNow }
-	for _, req := range everyMetricCalls(t) {
+	for _, req := range append(everyMetricCalls(t), plannedUpdateCall(t)) {
 		if _, err := f.RunFunction(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
@@ -132,4 +134,11 @@ func TestOperationsDocNamesTheMetrics(t *testing.T) {
 	if named != len(want) {
 		t.Errorf("the function exports %d scs_kaas_ metrics, want %d: %v", named, len(want), want)
 	}
+}
+
+// plannedUpdateCall is a call on a Ready Cluster Stacks cluster offered a newer release of
+// its minor, outside its window: it plans the update.
+func plannedUpdateCall(t *testing.T) *fnv1.RunFunctionRequest {
+	t.Helper()
+	return withNewerRelease(t, proto.Clone(readyClusterNamed(t, "clusterstack/legacy").req).(*fnv1.RunFunctionRequest))
 }

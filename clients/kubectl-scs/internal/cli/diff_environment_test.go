@@ -451,9 +451,9 @@ func TestDiffEnvironmentMaintenance(t *testing.T) {
 	dir := repo + "/examples/render/clusterstack"
 	h := newHarness(t, flavourUnknown)
 	stdout, stderr, code := h.run("", "diff", "-f", path, "--offline", "--environment", repo+"/examples/environments",
-		"--observed", dir+"/xr.yaml,"+dir+"/observed-ready.yaml", "--required", dir+"/required,"+dir+"/required-ready")
-	const move = "  its own update: v1.34.6 -> v1.34.7 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Wed, 02 Dec 2026 02:00:00 UTC; " +
-		"with the edit: v1.34.6 -> v1.34.7 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Sat, 05 Dec 2026 02:00:00 UTC " +
+		"--observed", dir+"/xr.yaml,"+dir+"/observed-ready.yaml", "--required", dir+"/required,"+dir+"/required-ready,testdata/maintenance/newer-release.yaml")
+	const move = "  its own update: v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Wed, 02 Dec 2026 02:00:00 UTC; " +
+		"with the edit: v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Sat, 05 Dec 2026 02:00:00 UTC " +
 		"(the wave of [production] waits 72h0m0s after the update was first offered, Tue, 01 Dec 2026 12:00:00 UTC)\n"
 	want := "XSCSCluster shop-9q8rz on clusterstack:\n" +
 		"  no setting of its backend changes\n" +

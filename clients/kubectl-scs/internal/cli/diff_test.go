@@ -326,7 +326,7 @@ Shoot shop-6bru6k (gardener-shoot): update
 
 // TestDiffMaintenance: the preview judges the cluster's maintenance window by the CLI's
 // clock (2026-12-01T12:00Z in tests), as the function judges it by its own. The Cluster
-// Stacks example runs release v2 (v1.34.6) while v3 (v1.34.7) is the newest ready one: an
+// Stacks example runs release v3 (v1.34.7), and testdata/maintenance adds v4 (v1.34.8), the newest ready one: an
 // update the cluster plans for its derived window 02:00-03:00 UTC. A window that holds the
 // clock starts it at once; a later one moves it, and no native object changes.
 func TestDiffMaintenance(t *testing.T) {
@@ -346,9 +346,9 @@ func TestDiffMaintenance(t *testing.T) {
 	offline := func(file string, more ...string) []string {
 		return append([]string{"diff", "-f", file, "--offline", "--environment", repo + "/examples/environments",
 			"--observed", dir + "/xr.yaml", "--observed", dir + "/observed-ready.yaml",
-			"--required", dir + "/required", "--required", dir + "/required-ready"}, more...)
+			"--required", dir + "/required", "--required", dir + "/required-ready", "--required", "testdata/maintenance/newer-release.yaml"}, more...)
 	}
-	const planned = "v1.34.6 -> v1.34.7 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Wed, 02 Dec 2026 02:00:00 UTC"
+	const planned = "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Wed, 02 Dec 2026 02:00:00 UTC"
 	for _, tc := range []struct {
 		name    string
 		args    func(t *testing.T) []string
@@ -362,8 +362,8 @@ func TestDiffMaintenance(t *testing.T) {
 			summary: "XSCSCluster shop-9q8rz on clusterstack:\n" +
 				"  in place: spec.maintenance.window.begin (unset) -> 110000+0000\n" +
 				"  in place: spec.maintenance.window.end (unset) -> 130000+0000\n" +
-				"  its own update: " + planned + "; with the edit: rolling v1.34.6 -> v1.34.7 in the window 11:00-13:00 UTC\n",
-			diff: []string{"-      name: openstack-scs2-1-34-v2", "+      name: openstack-scs2-1-34-v3", "-    version: v1.34.6", "+    version: v1.34.7"},
+				"  its own update: " + planned + "; with the edit: rolling v1.34.7 -> v1.34.8 in the window 11:00-13:00 UTC\n",
+			diff: []string{"-      name: openstack-scs2-1-34-v3", "+      name: openstack-scs2-1-34-v4", "-    version: v1.34.7", "+    version: v1.34.8"},
 		},
 		{
 			name: "a later window moves it, and only it",
@@ -371,7 +371,7 @@ func TestDiffMaintenance(t *testing.T) {
 			summary: "XSCSCluster shop-9q8rz on clusterstack:\n" +
 				"  no change in the backend: spec.maintenance.window.begin (unset) -> 200000+0000\n" +
 				"  no change in the backend: spec.maintenance.window.end (unset) -> 230000+0000\n" +
-				"  its own update: " + planned + "; with the edit: v1.34.6 -> v1.34.7 in the window 20:00-23:00 UTC, from Tue, 01 Dec 2026 20:00:00 UTC\n",
+				"  its own update: " + planned + "; with the edit: v1.34.7 -> v1.34.8 in the window 20:00-23:00 UTC, from Tue, 01 Dec 2026 20:00:00 UTC\n",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -407,7 +407,7 @@ func TestDiffMaintenance(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout)
 	}
-	after := "v1.34.6 -> v1.34.7 in the window 20:00-23:00 UTC, from Tue, 01 Dec 2026 20:00:00 UTC"
+	after := "v1.34.7 -> v1.34.8 in the window 20:00-23:00 UTC, from Tue, 01 Dec 2026 20:00:00 UTC"
 	want := &struct{ Before, After, Summary string }{Before: planned, After: after,
 		Summary: "its own update: " + planned + "; with the edit: " + after}
 	if d := cmp.Diff(want, got.Maintenance); d != "" {
@@ -439,7 +439,7 @@ func TestDiffLiveMaintenance(t *testing.T) {
 	claim.SetName("shop")
 	claim.SetLabels(nil)
 	must(t, unstructured.SetNestedField(claim.Object, map[string]any{"name": xr.GetName()}, "spec", "resourceRef"))
-	objs := append([]*unstructured.Unstructured{claim, xr, cluster}, read(dir+"/required", dir+"/required-ready", repo+"/examples/environments")...)
+	objs := append([]*unstructured.Unstructured{claim, xr, cluster}, read(dir+"/required", dir+"/required-ready", "testdata/maintenance/newer-release.yaml", repo+"/examples/environments")...)
 	h := newHarness(t, flavourLegacy, objs...)
 	h.disco.Resources = append(h.disco.Resources,
 		&metav1.APIResourceList{GroupVersion: "cluster.x-k8s.io/v1beta2", APIResources: []metav1.APIResource{{Name: "clusters", Kind: "Cluster", Namespaced: true}}},
@@ -447,7 +447,7 @@ func TestDiffLiveMaintenance(t *testing.T) {
 		&metav1.APIResourceList{GroupVersion: "apiextensions.crossplane.io/v1beta1", APIResources: []metav1.APIResource{{Name: "environmentconfigs", Kind: "EnvironmentConfig"}}},
 		&metav1.APIResourceList{GroupVersion: "v1", APIResources: []metav1.APIResource{{Name: "namespaces", Kind: "Namespace"}, {Name: "secrets", Kind: "Secret", Namespaced: true}}},
 	)
-	const planned = "v1.34.6 -> v1.34.7 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Wed, 02 Dec 2026 02:00:00 UTC"
+	const planned = "v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Wed, 02 Dec 2026 02:00:00 UTC"
 
 	edited := claim.DeepCopy()
 	must(t, unstructured.SetNestedMap(edited.Object, map[string]any{"window": map[string]any{"begin": "110000+0000", "end": "130000+0000"}}, "spec", "maintenance"))
@@ -456,7 +456,7 @@ func TestDiffLiveMaintenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := h.run(string(raw), "diff", "-f", "-")
-	if want := "  its own update: " + planned + "; with the edit: rolling v1.34.6 -> v1.34.7 in the window 11:00-13:00 UTC\n"; !strings.Contains(stdout, want) || code != ExitError {
+	if want := "  its own update: " + planned + "; with the edit: rolling v1.34.7 -> v1.34.8 in the window 11:00-13:00 UTC\n"; !strings.Contains(stdout, want) || code != ExitError {
 		t.Errorf("diff of the claim: exit %d, stdout lacks %q:\n%s\nstderr: %s", code, want, stdout, stderr)
 	}
 

@@ -104,7 +104,7 @@ Rendered XSCSCluster shop-x7k2p (legacy flavour) for backend gardener in environ
 			name: "the clock judges the window: a newer release waits for the cluster's next one",
 			args: []string{"render", "-f", repo + "/examples/render/clusterstack/xr.yaml", "--environment", envs,
 				"--observed", repo + "/examples/render/clusterstack/observed-ready.yaml",
-				"--required", repo + "/examples/render/clusterstack/required," + repo + "/examples/render/clusterstack/required-ready", "-o", "name"},
+				"--required", repo + "/examples/render/clusterstack/required," + repo + "/examples/render/clusterstack/required-ready,testdata/maintenance/newer-release.yaml", "-o", "name"},
 			stdout: "cluster.cluster.x-k8s.io/shop-6bru6k\n",
 			stderr: `Note: namespace team1 was not given (--required): rendered as if it had no labels but kubernetes.io/metadata.name, which matters to environments that admit namespaces by label
 Rendered XSCSCluster shop-9q8rz (legacy flavour) for backend clusterstack in environment clusterstack-regionone: 1 object
@@ -115,7 +115,7 @@ Rendered XSCSCluster shop-9q8rz (legacy flavour) for backend clusterstack in env
   EnvironmentUpToDate: True (UpToDate): the cluster uses what environment clusterstack-regionone offers and defaults
   VersionSupported: True (VersionOffered): 1.34 is offered by environment clusterstack-regionone; the next minor, 1.35, is offered
   BackendSynced: True (Synced): every native object is applied as rendered
-  UpdatePlanned: True (OutsideWindow): v1.34.6 -> v1.34.7 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Wed, 02 Dec 2026 02:00:00 UTC
+  UpdatePlanned: True (OutsideWindow): v1.34.7 -> v1.34.8 in the window 02:00-03:00 UTC (derived: the cluster names no window), from Wed, 02 Dec 2026 02:00:00 UTC
 Warning: spec.nodePools[system].labels: Cluster API carries only node-role.kubernetes.io/, node-restriction.kubernetes.io/ and node.cluster.x-k8s.io/ labels to nodes; the nodes get node.cluster.x-k8s.io/pool for node.scs.community/pool instead
 `,
 		},
