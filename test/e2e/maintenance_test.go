@@ -264,21 +264,7 @@ func plannedBeforeItStarts(ctx context.Context, t *testing.T, claim, update stri
 // every five minutes after a burst of 25), and a composite says its warnings on every call.
 func waitClaimEvent(ctx context.Context, t *testing.T, claim, typ, reason, what string) {
 	t.Helper()
-	waitFor(ctx, t, faultDeadline, fmt.Sprintf("%s event %s on SCSCluster %s", typ, reason, claim), func(ctx context.Context) (bool, error) {
-		evs, err := cp.Client.CoreV1().Events(claimNamespace).List(ctx, metav1.ListOptions{
-			FieldSelector: "involvedObject.kind=SCSCluster,involvedObject.name=" + claim + ",reason=" + reason})
-		if err != nil {
-			return false, err
-		}
-		var seen []string
-		for _, e := range evs.Items {
-			if e.Type == typ && strings.Contains(e.Message, what) {
-				return true, nil
-			}
-			seen = append(seen, e.Type+": "+e.Message)
-		}
-		return false, fmt.Errorf("events with reason %s: %v", reason, seen)
-	})
+	waitEventOn(ctx, t, claimNamespace, "SCSCluster", claim, typ, reason, what)
 }
 
 // rollsControlPlaneFirst waits until Cluster API moves the Cluster's KubeadmControlPlane to

@@ -206,22 +206,29 @@ func waitEvents(ctx context.Context, t *testing.T, claim, typ, reason, what stri
 		{claimNamespace, "SCSCluster", claim},
 		{metav1.NamespaceDefault, "XSCSCluster", xr},
 	} {
-		waitFor(ctx, t, faultDeadline, fmt.Sprintf("%s event %s on %s %s", typ, reason, on.kind, on.name), func(ctx context.Context) (bool, error) {
-			evs, err := cp.Client.CoreV1().Events(on.namespace).List(ctx, metav1.ListOptions{
-				FieldSelector: "involvedObject.kind=" + on.kind + ",involvedObject.name=" + on.name + ",reason=" + reason})
-			if err != nil {
-				return false, err
-			}
-			var seen []string
-			for _, e := range evs.Items {
-				if e.Type == typ && strings.Contains(e.Message, what) {
-					return true, nil
-				}
-				seen = append(seen, e.Type+": "+e.Message)
-			}
-			return false, fmt.Errorf("events with reason %s: %v", reason, seen)
-		})
+		waitEventOn(ctx, t, on.namespace, on.kind, on.name, typ, reason, what)
 	}
+}
+
+// waitEventOn waits for an event of the given type and reason, whose message contains what,
+// on one object.
+func waitEventOn(ctx context.Context, t *testing.T, namespace, kind, name, typ, reason, what string) {
+	t.Helper()
+	waitFor(ctx, t, faultDeadline, fmt.Sprintf("%s event %s on %s %s", typ, reason, kind, name), func(ctx context.Context) (bool, error) {
+		evs, err := cp.Client.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
+			FieldSelector: "involvedObject.kind=" + kind + ",involvedObject.name=" + name + ",reason=" + reason})
+		if err != nil {
+			return false, err
+		}
+		var seen []string
+		for _, e := range evs.Items {
+			if e.Type == typ && strings.Contains(e.Message, what) {
+				return true, nil
+			}
+			seen = append(seen, e.Type+": "+e.Message)
+		}
+		return false, fmt.Errorf("events with reason %s: %v", reason, seen)
+	})
 }
 
 // patchEnvironmentData merge-patches an EnvironmentConfig's data, as a platform team edits
