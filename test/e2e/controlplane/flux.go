@@ -45,7 +45,15 @@ func (e *Env) StartFlux(ctx context.Context) error {
 		return err
 	}
 	c := e.Crossplane
-	if err := c.Apply(ctx, filepath.Join(dir, "crds", "source"), filepath.Join(dir, "crds", "kustomize")); err != nil {
+	crds, err := ReadManifests(filepath.Join(dir, "crds", "source"), filepath.Join(dir, "crds", "kustomize"))
+	if err != nil {
+		return err
+	}
+	if err := c.ApplyObjects(ctx, crds...); err != nil {
+		return fmt.Errorf("Flux's CRDs: %w", err)
+	}
+	// The controllers map every kind they watch once, when they start.
+	if err := e.waitCRDsEstablished(ctx, c, crds); err != nil {
 		return fmt.Errorf("Flux's CRDs: %w", err)
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: FluxNamespace}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -50,19 +51,25 @@ func (e *Env) installProviderCRDs(ctx context.Context) error {
 	return e.waitCRDsEstablished(ctx, e.Crossplane, objs)
 }
 
-// waitCRDsEstablished waits for the Established condition of the CRDs among objs.
+// waitCRDsEstablished waits for the Established condition of the CRDs among objs and then
+// for discovery to list each of their served versions. Established comes a moment before
+// discovery: a controller started in between fails at once with "no matches for kind"
+// (Flux's source-controller did so in CI).
 func (e *Env) waitCRDsEstablished(ctx context.Context, c *Cluster, objs []*unstructured.Unstructured) error {
 	for _, o := range objs {
 		if o.GetKind() != "CustomResourceDefinition" {
 			continue
 		}
 		name := o.GetName()
-		err := waitFor(ctx, 60*time.Second, "CRD "+name+" Established", nil, func(ctx context.Context) (bool, error) {
+		err := waitFor(ctx, 60*time.Second, "CRD "+name+" Established and discovered", nil, func(ctx context.Context) (bool, error) {
 			crd, err := c.Get(ctx, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "", name)
 			if err != nil {
 				return false, err
 			}
-			return conditionTrue(crd, "Established"), nil
+			if !conditionTrue(crd, "Established") {
+				return false, nil
+			}
+			return discovered(c, crd)
 		})
 		if err != nil {
 			return err
@@ -70,6 +77,29 @@ func (e *Env) waitCRDsEstablished(ctx context.Context, c *Cluster, objs []*unstr
 	}
 	c.Mapper.Reset()
 	return nil
+}
+
+// discovered reports whether the API server's discovery lists the CRD's kind in every
+// version it serves.
+func discovered(c *Cluster, crd *unstructured.Unstructured) (bool, error) {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range versions {
+		version, _ := v.(map[string]any)
+		if served, _ := version["served"].(bool); !served {
+			continue
+		}
+		name, _ := version["name"].(string)
+		list, err := c.Client.Discovery().ServerResourcesForGroupVersion(group + "/" + name)
+		if err != nil {
+			return false, nil //nolint:nilerr // not served yet: ask again
+		}
+		if !slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == plural }) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // startProvider runs provider-kubernetes as a local process against the
