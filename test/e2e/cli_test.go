@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -247,30 +248,34 @@ type kubectlSCS struct {
 	home string
 }
 
-// newCLI builds kubectl-scs from clients/kubectl-scs once per test, or takes
-// SCS_KAAS_KUBECTL_SCS.
+// newCLI gives a test kubectl-scs with a HOME of its own: SCS_KAAS_KUBECTL_SCS, else the
+// binary built from clients/kubectl-scs once per run.
 func newCLI(t *testing.T) *kubectlSCS {
 	t.Helper()
-	bin := os.Getenv("SCS_KAAS_KUBECTL_SCS")
-	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "kubectl-scs")
-		start := time.Now()
-		cmd := exec.Command("go", "build", "-o", bin, ".")
-		cmd.Dir = filepath.Join(repoRoot, "clients", "kubectl-scs")
-		// Static, as released; the build cache the other builds share is a cgo-off one.
-		cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("building kubectl-scs: %v\n%s", err, out)
-		}
-		t.Logf("built kubectl-scs in %.1fs", time.Since(start).Seconds())
-	} else {
-		var err error
-		if bin, err = filepath.Abs(bin); err != nil {
-			t.Fatal(err)
-		}
+	bin, err := kubectlSCSBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return &kubectlSCS{t: t, bin: bin, home: t.TempDir()}
 }
+
+// kubectlSCSBinary builds kubectl-scs into the run directory the first time a test asks.
+var kubectlSCSBinary = sync.OnceValues(func() (string, error) {
+	if bin := os.Getenv("SCS_KAAS_KUBECTL_SCS"); bin != "" {
+		return filepath.Abs(bin)
+	}
+	bin := filepath.Join(runDir, "kubectl-scs")
+	start := time.Now()
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join(repoRoot, "clients", "kubectl-scs")
+	// Static, as released; the build cache the other builds share is a cgo-off one.
+	cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building kubectl-scs: %w\n%s", err, out)
+	}
+	logf("built kubectl-scs in %.1fs", time.Since(start).Seconds())
+	return bin, nil
+})
 
 // cliResult is what one command line printed, and its exit code.
 type cliResult struct {

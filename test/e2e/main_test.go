@@ -57,6 +57,8 @@ var (
 	garden   *controlplane.Cluster // the cluster playing Gardener's garden
 	mgmt     *controlplane.Cluster // the remote Cluster API management cluster (legacy flavour)
 	repoRoot string
+	// runDir holds this run's logs and the binaries it built.
+	runDir string
 	// clusterStackErr says why the scs2 ClusterClass is not installed (needClusterStack).
 	clusterStackErr error
 )
@@ -79,7 +81,7 @@ func run(m *testing.M) int {
 	if repoRoot, err = controlplane.FindRepoRoot("."); err != nil {
 		return fail("finding the repository: %v", err)
 	}
-	runDir, err := makeRunDir()
+	runDir, err = makeRunDir()
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -34,7 +34,7 @@ const (
 // the running minor appears while the cluster is outside its window: the cluster plans it
 // (condition UpdatePlanned, a Normal event, kubectl scs fleet --planned) and nothing
 // changes; its window moved over now, the Cluster moves to the release and Cluster API rolls
-// the KubeadmControlPlane to the new patch, the MachineDeployments waiting for it. The
+// the KubeadmControlPlane to the new patch, then the MachineDeployments. The
 // same on Magnum's stand-in when the environment points the minor at a template with a
 // newer patch, and on every backend when the running minor expires (the next minor, in the
 // window; Gardener with the real gardener-apiserver).
@@ -125,6 +125,9 @@ func TestMaintenance(t *testing.T) {
 		start = time.Now()
 		rollsControlPlaneFirst(ctx, t, patchNative, "v1.34.8", "v1.34.7")
 		measure(t, "Cluster on the newer release -> KubeadmControlPlane at v1.34.8 by Cluster API", start)
+		start = time.Now()
+		workersFollow(ctx, t, patchNative, "v1.34.8")
+		measure(t, "control plane's Machine replaced -> MachineDeployments at v1.34.8 by Cluster API", start)
 		waitClaimEvent(ctx, t, patchCS, corev1.EventTypeNormal, kaasv1alpha1.ReasonMaintenanceStarted, "v1.34.7 -> v1.34.8")
 		waitClaim(ctx, t, deadline, patchCS, "UpdatePlanned=False/UpdateInProgress",
 			hasCondition(kaasv1alpha1.ConditionUpdatePlanned, "False", kaasv1alpha1.ReasonUpdateInProgress))
@@ -292,6 +295,51 @@ func rollsControlPlaneFirst(ctx context.Context, t *testing.T, native, version, 
 			t.Errorf("MachineDeployment %s is at %s while KubeadmControlPlane %s rolls; Cluster API upgrades workers after the control plane", md.GetName(), v, kcp)
 		}
 	}
+}
+
+// workersFollow finishes the control plane's roll and waits until Cluster API moves every
+// MachineDeployment of the Cluster to version. The control plane's Machine cannot roll here
+// (its Node never joins, so KubeadmControlPlane's preflight holds the roll): the test deletes
+// it, as a roll would, and KubeadmControlPlane makes its replacement at version. Once the
+// control plane reports version, the topology controller upgrades the workers.
+func workersFollow(ctx context.Context, t *testing.T, native, version string) {
+	t.Helper()
+	machines := cp.Dynamic.Resource(machineGVR).Namespace(maintenanceNamespace)
+	controlPlane := metav1.ListOptions{LabelSelector: "cluster.x-k8s.io/cluster-name=" + native + ",cluster.x-k8s.io/control-plane"}
+	old, err := machines.List(ctx, controlPlane)
+	if err != nil || len(old.Items) == 0 {
+		t.Fatalf("the control plane's Machines of %s: %v", native, err)
+	}
+	for _, m := range old.Items {
+		if v := str(&m, "spec", "version"); v == version {
+			t.Fatalf("Machine %s is at %s before the control plane rolled", m.GetName(), v)
+		}
+		if err := machines.Delete(ctx, m.GetName(), metav1.DeleteOptions{}); err != nil {
+			t.Fatalf("deleting Machine %s as the roll would: %v", m.GetName(), err)
+		}
+	}
+	waitFor(ctx, t, deadline, "KubeadmControlPlane of "+native+" reports its Machines at "+version, func(ctx context.Context) (bool, error) {
+		list, err := cp.Dynamic.Resource(kcpGVR).Namespace(maintenanceNamespace).List(ctx, clusterLabel(native))
+		if err != nil || len(list.Items) != 1 {
+			return false, fmt.Errorf("KubeadmControlPlanes: %v", err)
+		}
+		v, _, _ := unstructured.NestedSlice(list.Items[0].Object, "status", "versions")
+		return len(v) == 1 && strings.Contains(fmt.Sprint(v), version), fmt.Errorf("status.versions %v", v)
+	})
+	mds := cp.Dynamic.Resource(machineDeploymentGVR).Namespace(maintenanceNamespace)
+	waitFor(ctx, t, deadline, "the MachineDeployments of "+native+" at "+version, func(ctx context.Context) (bool, error) {
+		list, err := mds.List(ctx, clusterLabel(native))
+		if err != nil || len(list.Items) == 0 {
+			return false, fmt.Errorf("MachineDeployments: %v", err)
+		}
+		for _, md := range list.Items {
+			if v := str(&md, "spec", "template", "spec", "version"); v != version {
+				return false, fmt.Errorf("MachineDeployment %s at %s; Cluster TopologyReconciled %v", md.GetName(), v,
+					clusterCondition(ctx, cp, maintenanceNamespace, native, "TopologyReconciled"))
+			}
+		}
+		return true, nil
+	})
 }
 
 // runningRelease waits until the claim's Cluster runs version with its control plane (the

@@ -68,7 +68,7 @@ spec:
   compositeDeletePolicy: Background
 status:
   conditions:
-  - {type: SpecSupported, status: "False", reason: UnsupportedFields, message: "spec.hibernation: Magnum cannot hibernate a cluster; the field is ignored; spec.maintenance.window: Magnum has no maintenance window; the field is ignored"}
+  - {type: SpecSupported, status: "False", reason: UnsupportedFields, message: "spec.hibernation: Magnum cannot hibernate a cluster; the field is ignored; spec.maintenance.autoUpdate.machineImage: the template fixes the image; the field is ignored"}
 `
 
 // readyClaimWithAccess is readyClaim with the access its Shoot carries (docs/access.md).
@@ -204,10 +204,10 @@ Node pools:
   default   SCS-4V-8       count 1   -       -       -       -
 Conditions:
   TYPE            STATUS   REASON              MESSAGE
-  SpecSupported   False    UnsupportedFields   spec.hibernation: Magnum cannot hibernate a cluster; the field is ignored; spec.maintenance.window: Magnum has no maintenance window; the field is ignored
+  SpecSupported   False    UnsupportedFields   spec.hibernation: Magnum cannot hibernate a cluster; the field is ignored; spec.maintenance.autoUpdate.machineImage: the template fixes the image; the field is ignored
 Warnings:
   spec.hibernation: Magnum cannot hibernate a cluster; the field is ignored
-  spec.maintenance.window: Magnum has no maintenance window; the field is ignored
+  spec.maintenance.autoUpdate.machineImage: the template fixes the image; the field is ignored
 Events:         <none>
 `,
 		},
