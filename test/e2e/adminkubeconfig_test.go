@@ -35,7 +35,7 @@ func TestAdminKubeconfigFromGardenIsRenewed(t *testing.T) {
 	ctx := testContext(t)
 	const name, environment, lifetime = "renew", "gardener-short-kubeconfigs", 600
 
-	exampleEnvironmentVariant(ctx, t, environment, map[string]any{
+	environmentVariant(ctx, t, "gardener-regionone.yaml", environment, map[string]any{
 		"gardener.adminKubeconfig": map[string]any{"expirationSeconds": int64(lifetime), "renewBefore": "5m"},
 	})
 

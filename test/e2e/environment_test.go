@@ -105,15 +105,19 @@ func exampleEnvironmentConfig(t *testing.T) *unstructured.Unstructured {
 	return nil
 }
 
-// exampleEnvironmentVariant installs the example Gardener environment under another name
-// (not the default) with the data fields set as given (paths below data, dot-separated), and
-// removes it when the test ends. Claims choose it with spec.environment.
-func exampleEnvironmentVariant(ctx context.Context, t *testing.T, name string, data map[string]any) {
+// environmentVariant installs the environment of examples/environments/<example> under
+// another name (not the default), with the data fields set as given (paths below data,
+// dot-separated), and removes it when the test ends. Claims choose it with
+// spec.environment.
+func environmentVariant(ctx context.Context, t *testing.T, example, name string, data map[string]any) {
 	t.Helper()
-	variant := exampleEnvironmentConfig(t)
+	objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "environments", example))
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("reading the example environment %s: %v", example, err)
+	}
+	variant := objs[0]
 	variant.SetName(name)
 	variant.SetLabels(map[string]string{"kaas.scs.community/environment": name})
-	variant.SetResourceVersion("")
 	for path, v := range data {
 		if err := unstructured.SetNestedField(variant.Object, v, append([]string{"data"}, strings.Split(path, ".")...)...); err != nil {
 			t.Fatal(err)

@@ -29,7 +29,7 @@ func TestStaleCatalogShowsGardenersRefusalOnClaim(t *testing.T) {
 	for _, mt := range offered {
 		machineTypes = append(machineTypes, mt)
 	}
-	exampleEnvironmentVariant(ctx, t, environment, map[string]any{"catalog.machineTypes": machineTypes})
+	environmentVariant(ctx, t, "gardener-regionone.yaml", environment, map[string]any{"catalog.machineTypes": machineTypes})
 
 	spec := smallSpec("1.34", 1, 3)
 	spec["environment"] = environment

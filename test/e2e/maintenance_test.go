@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -381,28 +380,6 @@ func installRelease(ctx context.Context, t *testing.T, name, version string) {
 	if err := controlplane.InstallClusterStack(ctx, cp, chart, maintenanceNamespace, name); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// environmentVariant installs an example environment under another name, with edits by
-// path under data.
-func environmentVariant(ctx context.Context, t *testing.T, example, name string, edits map[string]any) {
-	t.Helper()
-	objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "environments", example))
-	if err != nil || len(objs) != 1 {
-		t.Fatalf("reading the example environment %s: %v", example, err)
-	}
-	cfg := objs[0]
-	cfg.SetName(name)
-	cfg.SetLabels(map[string]string{"kaas.scs.community/environment": name})
-	for path, v := range edits {
-		if err := unstructured.SetNestedField(cfg.Object, v, append([]string{"data"}, strings.Split(path, ".")...)...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := cp.ApplyObjects(ctx, cfg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cp.Dynamic.Resource(envGVR).Delete(context.Background(), name, metav1.DeleteOptions{}) })
 }
 
 // editMagnumTemplates sets fields of the maintenance Magnum environment's templates by

@@ -42,7 +42,7 @@ func TestOperateTheFleet(t *testing.T) {
 	ctx := testContext(t)
 	before := functionMetrics(ctx, t)
 
-	exampleEnvironmentVariant(ctx, t, lifecycleEnvironment, map[string]any{"catalog.kubernetesVersions": []any{"1.33", "1.34"}})
+	environmentVariant(ctx, t, "gardener-regionone.yaml", lifecycleEnvironment, map[string]any{"catalog.kubernetesVersions": []any{"1.33", "1.34"}})
 	gardener := func(version string) map[string]any {
 		s := smallSpec(version, 1, 3)
 		s["environment"] = lifecycleEnvironment

@@ -457,27 +457,11 @@ func handoverLabels(t *testing.T, stderr string) map[string]any {
 // the recovery namespace, with an edit when given.
 func recoveryEnvironment(ctx context.Context, t *testing.T, c *recoveryCluster, edit []any) {
 	t.Helper()
-	objs, err := controlplane.ReadManifests(filepath.Join(repoRoot, "examples", "environments", c.example))
-	if err != nil || len(objs) != 1 {
-		t.Fatalf("reading the example environment: %v", err)
-	}
-	cfg := objs[0]
-	cfg.SetName(c.environment)
-	cfg.SetLabels(map[string]string{"kaas.scs.community/environment": c.environment})
-	if err := unstructured.SetNestedField(cfg.Object, map[string]any{"namespaces": []any{recoveryNamespace}}, "data", "access"); err != nil {
-		t.Fatal(err)
-	}
+	data := map[string]any{"access": map[string]any{"namespaces": []any{recoveryNamespace}}}
 	if edit != nil {
-		if err := unstructured.SetNestedField(cfg.Object, edit[1], append([]string{"data"}, strings.Split(edit[0].(string), ".")...)...); err != nil {
-			t.Fatal(err)
-		}
+		data[edit[0].(string)] = edit[1]
 	}
-	if err := cp.ApplyObjects(ctx, cfg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cp.Dynamic.Resource(envGVR).Delete(context.Background(), c.environment, metav1.DeleteOptions{})
-	})
+	environmentVariant(ctx, t, c.example, c.environment, data)
 }
 
 // nativeResource is where the cluster's own native object lives.
