@@ -97,20 +97,37 @@ func deliverAddons(in Input, req *Request, env *Environment, obs *Observation) (
 			out = append(out, k)
 			continue
 		}
-		kept := LastApplied(k)
+		kept := addonAsApplied(in.Observed, name)
 		if disabled {
-			_ = unstructured.SetNestedField(kept.Object, fluxDeletionDelete, "spec", "deletionPolicy")
+			_ = unstructured.SetNestedField(kept[0].Object.Object, fluxDeletionDelete, "spec", "deletionPolicy")
 		} else {
 			a.retained = append(a.retained, name)
 			events = append(events, Event{Type: EventWarning, Reason: kaasv1alpha1.ReasonAddonRetained, Message: fmt.Sprintf(
 				"add-on %s is no longer in environment %s's catalog: it stays installed as it was, and nothing updates it; list it in spec.addons.disable to remove it", name, env.Name)})
 		}
-		out = append(out, Resource{Name: AddonResource(name), Object: kept, Disposable: true})
-		if s := in.Observed[AddonSourceResource(name)].Object; s != nil {
-			out = append(out, Resource{Name: AddonSourceResource(name), Object: LastApplied(s), Disposable: true})
-		}
+		out = append(out, kept...)
 	}
 	return out, a, events
+}
+
+// installedAddonsAsApplied keeps every installed add-on's Flux objects as last applied:
+// while the cluster is looked for, nothing is delivered anew and nothing delivered goes.
+func installedAddonsAsApplied(observed map[string]ObservedResource) []Resource {
+	var out []Resource
+	for _, name := range installedAddons(observed) {
+		out = append(out, addonAsApplied(observed, name)...)
+	}
+	return out
+}
+
+// addonAsApplied is an installed add-on's Kustomization, then its source if it has one of
+// its own, as last applied.
+func addonAsApplied(observed map[string]ObservedResource, name string) []Resource {
+	out := []Resource{{Name: AddonResource(name), Object: LastApplied(observed[AddonResource(name)].Object), Disposable: true}}
+	if s := observed[AddonSourceResource(name)].Object; s != nil {
+		out = append(out, Resource{Name: AddonSourceResource(name), Object: LastApplied(s), Disposable: true})
+	}
+	return out
 }
 
 // addonsKubeconfigSecret is the kubeconfig Secret Flux reaches the cluster through, and the

@@ -450,6 +450,11 @@ func (r *Registry) lookingOut(out *Output, in Input, req *Request, env *Environm
 	}
 	obs := adoptingObservation(&Observation{}, previous, l.composed, message)
 	rendering, obs, more := r.keep(in, req, rendering, obs)
+	events = append(events, more...)
+	// What the cluster delivered stays as it was until it is found: its add-ons and its
+	// registration (kept as last applied while the cluster is not Ready).
+	rendering, obs = withReadyResources(rendering, obs, installedAddonsAsApplied(in.Observed))
+	rendering, obs, more = withRegistration(in, req, env, rendering, obs)
 	observe(out, in, req, env, kept, rendering, obs, append(events, more...))
 	out.Status.Backend.ExternalNames = pinnedBackend(in.Cluster).ExternalNames
 	for _, lu := range l.lookups {

@@ -2,6 +2,8 @@ package model
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,6 +197,50 @@ func TestObserveBeforeManaging(t *testing.T) {
 	zones, _, _ := unstructured.NestedStringSlice(out.Rendering.Resources[0].Object.Object, "spec", "forProvider", "manifest", "spec", "zones")
 	if diff := cmp.Diff([]string{"az2"}, zones); diff != "" {
 		t.Errorf("managed: the Cluster's zones -want, +got:\n%s", diff)
+	}
+}
+
+// TestObserveBeforeManagingKeepsWhatWasDelivered: a cluster whose native objects are gone
+// from the observed state (lost, or not reported yet) is looked for, and meanwhile what it
+// delivered stays as last applied: its add-ons' Flux objects and its Argo CD registration.
+// Crossplane deletes what the function does not return.
+func TestObserveBeforeManagingKeepsWhatWasDelivered(t *testing.T) {
+	source := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "OCIRepository",
+		"metadata": map[string]any{"name": "demo-dfqog7-base", "namespace": "team-a", "uid": "u2"},
+		"spec":     map[string]any{"url": "oci://registry.example/base"}, "status": map[string]any{"artifact": map[string]any{"revision": "v1"}}}}
+	registration := argoCDSecret("demo-dfqog7", "argocd", "", "https://demo.example:6443", `{"bearerToken":"T"}`)
+	observed := map[string]ObservedResource{
+		"addon-kustomization-base": kustomization("base", "Orphan", "True", "ReconciliationSucceeded"),
+		"addon-source-base":        {Object: source},
+		ResourceArgoCDCluster:      {Object: registration},
+	}
+	out, err := NewRegistry(adoptingBackend{cluster: "garden"}).Reconcile(Input{Cluster: testCluster(), Required: adoptionEnvironments(), Observed: observed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := backendReady(out); c.Reason != kaasv1alpha1.ReasonAdopting {
+		t.Fatalf("BackendReady %+v, want the cluster looked for (%s)", c, kaasv1alpha1.ReasonAdopting)
+	}
+	got := map[string]*unstructured.Unstructured{}
+	for _, r := range out.Rendering.Resources {
+		got[r.Name] = r.Object
+	}
+	want := map[string]*unstructured.Unstructured{
+		"addon-kustomization-base": {Object: map[string]any{"apiVersion": FluxKustomizeAPIVersion, "kind": "Kustomization",
+			"metadata": map[string]any{"name": "demo-dfqog7-base", "namespace": "team-a"},
+			"spec":     map[string]any{"deletionPolicy": "Orphan", "prune": true}}},
+		"addon-source-base": {Object: map[string]any{"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "OCIRepository",
+			"metadata": map[string]any{"name": "demo-dfqog7-base", "namespace": "team-a"},
+			"spec":     map[string]any{"url": "oci://registry.example/base"}}},
+		ResourceArgoCDCluster: LastApplied(registration),
+	}
+	for name, w := range want {
+		if diff := cmp.Diff(w, got[name]); diff != "" {
+			t.Errorf("%s while the cluster is looked for -want, +got:\n%s", name, diff)
+		}
+	}
+	if _, looked := got["fake-cluster"]; !looked {
+		t.Errorf("desired %v: the Cluster is not looked for", slices.Sorted(maps.Keys(got)))
 	}
 }
 
