@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -117,9 +118,7 @@ func TestMaintenance(t *testing.T) {
 			}
 			return nil
 		})
-		if moved.GetUID() != before.GetUID() {
-			t.Fatalf("Cluster %s was replaced", patchNative)
-		}
+		sameClusterSamePlace(t, before, moved)
 		measure(t, "window over now -> Cluster on the newer release", start)
 		start = time.Now()
 		rollsControlPlaneFirst(ctx, t, patchNative, "v1.34.8", "v1.34.7")
@@ -147,12 +146,13 @@ func TestMaintenance(t *testing.T) {
 		assertUntouched(t, before, now)
 
 		apply(ctx, t, newClaim(eolCS, csSpec("1.33", inside)))
-		waitObject(ctx, t, clusters, eolNative, "Cluster on 1.34", func(c *unstructured.Unstructured) error {
+		upgraded := waitObject(ctx, t, clusters, eolNative, "Cluster on 1.34", func(c *unstructured.Unstructured) error {
 			if v := str(c, "spec", "topology", "version"); !strings.HasPrefix(v, "v1.34.") {
 				return fmt.Errorf("version %s", v)
 			}
 			return nil
 		})
+		sameClusterSamePlace(t, before, upgraded)
 		rollsControlPlaneFirst(ctx, t, eolNative, "v1.34.8", "v1.33.9")
 		waitClaim(ctx, t, deadline, eolCS, "status.maintenance.upgradedMinor 1.34", fieldIs("1.34", "status", "maintenance", "upgradedMinor"))
 		waitClaimEvent(ctx, t, eolCS, corev1.EventTypeNormal, kaasv1alpha1.ReasonMaintenanceStarted, "1.33.9 -> 1.34")
@@ -172,6 +172,11 @@ func TestMaintenance(t *testing.T) {
 		waitShootMatches(ctx, t, deadline, shootNative, "Shoot at "+gardenerPatch["1.35"], func(s *unstructured.Unstructured) bool {
 			return str(s, "spec", "kubernetes", "version") == gardenerPatch["1.35"]
 		})
+		upgraded, err := shoots().Get(ctx, shootNative, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameClusterSamePlace(t, before, upgraded, []string{"spec", "region"}, []string{"spec", "cloudProfile"}, []string{"spec", "provider", "type"})
 		waitClaim(ctx, t, deadline, eolShoot, "status.maintenance.upgradedMinor 1.35", fieldIs("1.35", "status", "maintenance", "upgradedMinor"))
 		waitClaimEvent(ctx, t, eolShoot, corev1.EventTypeNormal, kaasv1alpha1.ReasonMaintenanceStarted, "-> 1.35")
 	})
@@ -193,12 +198,13 @@ func TestMaintenance(t *testing.T) {
 		}
 
 		apply(ctx, t, newClaim(patchMagnum, mgSpec(inside)))
-		waitObject(ctx, t, clusterV1s(), magnumNative+"-cluster", "ClusterV1 on template 9a8b7c6d-1.34.5", func(c *unstructured.Unstructured) error {
+		moved := waitObject(ctx, t, clusterV1s(), magnumNative+"-cluster", "ClusterV1 on template 9a8b7c6d-1.34.5", func(c *unstructured.Unstructured) error {
 			if got := template(c); got != "9a8b7c6d-1.34.5" {
 				return fmt.Errorf("clusterTemplateId %s", got)
 			}
 			return nil
 		})
+		sameClusterSamePlace(t, before, moved, magnumPlacement...)
 		waitClaimEvent(ctx, t, patchMagnum, corev1.EventTypeNormal, kaasv1alpha1.ReasonMaintenanceStarted, "v1.34.3 -> v1.34.5")
 		// The stand-in reports the new patch: the update is done.
 		magnumStatusAt(ctx, t, magnumNative, "v1.34.5")
@@ -207,18 +213,43 @@ func TestMaintenance(t *testing.T) {
 	})
 
 	t.Run("Magnum: an expired minor moves to the next one in the window", func(t *testing.T) {
+		before, err := clusterV1s().Get(ctx, magnumNative+"-cluster", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
 		editMagnumTemplates(ctx, t, map[string]map[string]any{"1.35": {"id": "5d4c3b2a-1.35.1", "kubeTag": "v1.35.1", "networkDriver": "calico"}})
 		patchEnvironmentData(ctx, t, maintenanceMagnum, map[string]any{"catalog": map[string]any{"kubernetesVersions": []any{"1.33", "1.34", "1.35"},
 			"kubernetesVersionLifecycle": map[string]any{"1.34": map[string]any{"expirationDate": time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339)}}}})
-		waitObject(ctx, t, clusterV1s(), magnumNative+"-cluster", "ClusterV1 on the 1.35 template", func(c *unstructured.Unstructured) error {
+		upgraded := waitObject(ctx, t, clusterV1s(), magnumNative+"-cluster", "ClusterV1 on the 1.35 template", func(c *unstructured.Unstructured) error {
 			if got := str(c, "spec", "forProvider", "clusterTemplateId"); got != "5d4c3b2a-1.35.1" {
 				return fmt.Errorf("clusterTemplateId %s", got)
 			}
 			return nil
 		})
+		sameClusterSamePlace(t, before, upgraded, magnumPlacement...)
 		waitClaim(ctx, t, deadline, patchMagnum, "status.maintenance.upgradedMinor 1.35", fieldIs("1.35", "status", "maintenance", "upgradedMinor"))
 		waitClaimEvent(ctx, t, patchMagnum, corev1.EventTypeNormal, kaasv1alpha1.ReasonMaintenanceStarted, "1.35")
 	})
+}
+
+// magnumPlacement is where a ClusterV1 says where its cluster runs.
+var magnumPlacement = [][]string{{"spec", "forProvider", "region"}, {"spec", "providerConfigRef", "name"}}
+
+// sameClusterSamePlace fails unless an automatic update left the cluster the same object
+// (its UID) where it was (the values at placement, and the namespace): an update of a
+// cluster's own never replaces or moves it.
+func sameClusterSamePlace(t *testing.T, before, after *unstructured.Unstructured, placement ...[]string) {
+	t.Helper()
+	if after.GetUID() != before.GetUID() || after.GetNamespace() != before.GetNamespace() {
+		t.Errorf("%s %s/%s was replaced or moved by an automatic update: UID %s, was %s", after.GetKind(), after.GetNamespace(), after.GetName(), after.GetUID(), before.GetUID())
+	}
+	for _, path := range placement {
+		was, _, _ := unstructured.NestedFieldNoCopy(before.Object, path...)
+		now, _, _ := unstructured.NestedFieldNoCopy(after.Object, path...)
+		if was == nil || !reflect.DeepEqual(was, now) {
+			t.Errorf("%s %s: %s is %v after an automatic update, was %v", after.GetKind(), after.GetName(), strings.Join(path, "."), now, was)
+		}
+	}
 }
 
 // plannedBeforeItStarts waits until the claim says the update it plans, before it starts:
