@@ -250,7 +250,7 @@ func needClusterStack(t *testing.T) {
 // one (Start stops whatever an earlier run left in its directory).
 func makeRunDir() (string, error) {
 	if d := os.Getenv("SCS_KAAS_E2E_RUN_DIR"); d != "" {
-		return d, nil
+		return filepath.Abs(d) // the binaries built into it run from other directories
 	}
 	parent := filepath.Join(repoRoot, "_output", "e2e")
 	if err := os.MkdirAll(parent, 0o755); err != nil {

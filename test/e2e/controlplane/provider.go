@@ -2,10 +2,11 @@ package controlplane
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -52,16 +53,18 @@ func (e *Env) installProviderCRDs(ctx context.Context) error {
 }
 
 // waitCRDsEstablished waits for the Established condition of the CRDs among objs and then
-// for discovery to list each of their served versions. Established comes a moment before
-// discovery: a controller started in between fails at once with "no matches for kind"
-// (Flux's source-controller did so in CI).
+// for the API server's discovery to list each of their served versions. Established comes
+// a moment before the group list controllers map kinds with (/apis, filled in
+// asynchronously): a controller started in between fails at once with "no matches for
+// kind" (Flux's source-controller did so in CI).
 func (e *Env) waitCRDsEstablished(ctx context.Context, c *Cluster, objs []*unstructured.Unstructured) error {
+	var crds []*unstructured.Unstructured
 	for _, o := range objs {
 		if o.GetKind() != "CustomResourceDefinition" {
 			continue
 		}
 		name := o.GetName()
-		err := waitFor(ctx, 60*time.Second, "CRD "+name+" Established and discovered", nil, func(ctx context.Context) (bool, error) {
+		err := waitFor(ctx, 60*time.Second, "CRD "+name+" Established", nil, func(ctx context.Context) (bool, error) {
 			crd, err := c.Get(ctx, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "", name)
 			if err != nil {
 				return false, err
@@ -69,7 +72,20 @@ func (e *Env) waitCRDsEstablished(ctx context.Context, c *Cluster, objs []*unstr
 			if !conditionTrue(crd, "Established") {
 				return false, nil
 			}
-			return discovered(c, crd)
+			crds = append(crds, crd)
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if len(crds) > 0 {
+		err := waitFor(ctx, 60*time.Second, fmt.Sprintf("%d CRDs in the API server's discovery", len(crds)), nil, func(context.Context) (bool, error) {
+			missing, err := undiscovered(c, crds)
+			if len(missing) == 0 {
+				return true, nil
+			}
+			return false, fmt.Errorf("not listed yet: %s (%v)", strings.Join(missing, ", "), err)
 		})
 		if err != nil {
 			return err
@@ -79,27 +95,34 @@ func (e *Env) waitCRDsEstablished(ctx context.Context, c *Cluster, objs []*unstr
 	return nil
 }
 
-// discovered reports whether the API server's discovery lists the CRD's kind in every
-// version it serves.
-func discovered(c *Cluster, crd *unstructured.Unstructured) (bool, error) {
-	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
-	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	for _, v := range versions {
-		version, _ := v.(map[string]any)
-		if served, _ := version["served"].(bool); !served {
-			continue
-		}
-		name, _ := version["name"].(string)
-		list, err := c.Client.Discovery().ServerResourcesForGroupVersion(group + "/" + name)
-		if err != nil {
-			return false, nil //nolint:nilerr // not served yet: ask again
-		}
-		if !slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == plural }) {
-			return false, nil
+// undiscovered lists the served versions of crds (group/version/plural) that the API
+// server's discovery does not list yet, as a controller's REST mapper reads it.
+func undiscovered(c *Cluster, crds []*unstructured.Unstructured) ([]string, error) {
+	// A group some other server fails to serve is reported in err; the lists still hold
+	// every group that was discovered.
+	_, lists, err := c.Client.Discovery().ServerGroupsAndResources()
+	listed := map[string]bool{}
+	for _, l := range lists {
+		for _, r := range l.APIResources {
+			listed[l.GroupVersion+"/"+r.Name] = true
 		}
 	}
-	return true, nil
+	var missing []string
+	for _, crd := range crds {
+		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+		plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+		versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+		for _, v := range versions {
+			version, _ := v.(map[string]any)
+			if served, _ := version["served"].(bool); !served {
+				continue
+			}
+			if key := group + "/" + fmt.Sprint(version["name"]) + "/" + plural; !listed[key] {
+				missing = append(missing, key)
+			}
+		}
+	}
+	return missing, err
 }
 
 // startProvider runs provider-kubernetes as a local process against the
