@@ -305,17 +305,12 @@ func waitClaimEvent(ctx context.Context, t *testing.T, claim, typ, reason, what 
 // plane has rolled (which needs machines that boot, not in this e2e).
 func rollsControlPlaneFirst(ctx context.Context, t *testing.T, native, version, was string) {
 	t.Helper()
-	kcps := cp.Dynamic.Resource(kcpGVR).Namespace(maintenanceNamespace)
-	var kcp string
-	waitFor(ctx, t, deadline, "the KubeadmControlPlane of "+native+" at "+version, func(ctx context.Context) (bool, error) {
-		list, err := kcps.List(ctx, clusterLabel(native))
-		if err != nil || len(list.Items) != 1 {
-			return false, fmt.Errorf("KubeadmControlPlanes: %v", err)
+	kcp := waitControlPlane(ctx, t, native, "at "+version, func(kcp *unstructured.Unstructured) error {
+		if v := str(kcp, "spec", "version"); v != version {
+			return fmt.Errorf("spec.version %s", v)
 		}
-		kcp = list.Items[0].GetName()
-		v := str(&list.Items[0], "spec", "version")
-		return v == version, fmt.Errorf("spec.version %s", v)
-	})
+		return nil
+	}).GetName()
 	mds, err := cp.Dynamic.Resource(machineDeploymentGVR).Namespace(maintenanceNamespace).List(ctx, clusterLabel(native))
 	if err != nil || len(mds.Items) == 0 {
 		t.Fatalf("MachineDeployments of %s: %v", native, err)
@@ -348,13 +343,11 @@ func workersFollow(ctx context.Context, t *testing.T, native, version string) {
 			t.Fatalf("deleting Machine %s as the roll would: %v", m.GetName(), err)
 		}
 	}
-	waitFor(ctx, t, deadline, "KubeadmControlPlane of "+native+" reports its Machines at "+version, func(ctx context.Context) (bool, error) {
-		list, err := cp.Dynamic.Resource(kcpGVR).Namespace(maintenanceNamespace).List(ctx, clusterLabel(native))
-		if err != nil || len(list.Items) != 1 {
-			return false, fmt.Errorf("KubeadmControlPlanes: %v", err)
+	waitControlPlane(ctx, t, native, "reporting its Machines at "+version, func(kcp *unstructured.Unstructured) error {
+		if v, _, _ := unstructured.NestedSlice(kcp.Object, "status", "versions"); len(v) != 1 || !strings.Contains(fmt.Sprint(v), version) {
+			return fmt.Errorf("status.versions %v", v)
 		}
-		v, _, _ := unstructured.NestedSlice(list.Items[0].Object, "status", "versions")
-		return len(v) == 1 && strings.Contains(fmt.Sprint(v), version), fmt.Errorf("status.versions %v", v)
+		return nil
 	})
 	mds := cp.Dynamic.Resource(machineDeploymentGVR).Namespace(maintenanceNamespace)
 	waitFor(ctx, t, deadline, "the MachineDeployments of "+native+" at "+version, func(ctx context.Context) (bool, error) {
@@ -379,16 +372,30 @@ func runningRelease(ctx context.Context, t *testing.T, claim, version, host stri
 	_, native := clusterOf(ctx, t, claim)
 	waitTopology(ctx, t, cp, maintenanceNamespace, native, "default-az1") // one node: one zone
 	simulateInfrastructureReady(ctx, t, cp, maintenanceNamespace, native, host, 6443)
-	kcps := cp.Dynamic.Resource(kcpGVR).Namespace(maintenanceNamespace)
-	waitFor(ctx, t, deadline, "the KubeadmControlPlane of "+native+" reports "+version, func(ctx context.Context) (bool, error) {
-		list, err := kcps.List(ctx, clusterLabel(native))
+	waitControlPlane(ctx, t, native, "reporting "+version, func(kcp *unstructured.Unstructured) error {
+		if v, _, _ := unstructured.NestedSlice(kcp.Object, "status", "versions"); !strings.Contains(fmt.Sprint(v), version) {
+			return fmt.Errorf("status.versions %v", v)
+		}
+		return nil
+	})
+	return native
+}
+
+// waitControlPlane waits until the one KubeadmControlPlane of Cluster native passes check
+// (its error says what the control plane shows instead) and returns it.
+func waitControlPlane(ctx context.Context, t *testing.T, native, what string, check func(*unstructured.Unstructured) error) *unstructured.Unstructured {
+	t.Helper()
+	var kcp *unstructured.Unstructured
+	waitFor(ctx, t, deadline, "the KubeadmControlPlane of "+native+" "+what, func(ctx context.Context) (bool, error) {
+		list, err := cp.Dynamic.Resource(kcpGVR).Namespace(maintenanceNamespace).List(ctx, clusterLabel(native))
 		if err != nil || len(list.Items) != 1 {
 			return false, fmt.Errorf("KubeadmControlPlanes: %v", err)
 		}
-		v, _, _ := unstructured.NestedSlice(list.Items[0].Object, "status", "versions")
-		return strings.Contains(fmt.Sprint(v), version), fmt.Errorf("status.versions %v", v)
+		kcp = &list.Items[0]
+		err = check(kcp)
+		return err == nil, err
 	})
-	return native
+	return kcp
 }
 
 // installRelease makes a ClusterStackRelease of the maintenance namespace ready, with its
